@@ -1,0 +1,72 @@
+/**
+ * The one interface every model back-end implements. Deliberately small
+ * (compare vercel/ai's LanguageModelV3): a call either returns the whole
+ * text or streams it, always honours an AbortSignal, and always reports
+ * real token usage and why it stopped.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelCallOptions {
+  /** Provider-level model id (what the upstream calls it). */
+  model: string;
+  messages: ChatMessage[];
+  maxTokens?: number;
+  temperature?: number;
+  /** Hints the sandbox model uses to shape its output; real models see them in the prompt. */
+  hints?: {
+    language?: string;
+    context?: Record<string, string | number | boolean>;
+    /** Agent type when called from a workflow step (planner, architect, coder, reviewer, tester, documenter). */
+    agentType?: string;
+  };
+  signal?: AbortSignal;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'other';
+
+export interface GenerateOutput {
+  text: string;
+  usage: Usage;
+  finishReason: FinishReason;
+}
+
+/** Stream parts, in order: any number of `text` parts, then exactly one `finish`. Failures are thrown from the iterator. */
+export type StreamPart =
+  | { type: 'text'; text: string }
+  | { type: 'finish'; usage: Usage; finishReason: FinishReason };
+
+export interface ModelProvider {
+  /** Provider name: sandbox, openai, anthropic, llama. */
+  readonly name: string;
+  generate(options: ModelCallOptions): Promise<GenerateOutput>;
+  stream(options: ModelCallOptions): AsyncIterable<StreamPart>;
+  /** Release sockets, threads, model memory. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Thrown by providers for upstream failures. `kind` decides the HTTP answer:
+ * upstream_error → 502, service_unavailable → 503, upstream_timeout → 504.
+ * `retryable` marks transient failures (429, 5xx, reset connections) that the
+ * caller may retry; `detail` must never contain upstream secrets.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: 'upstream_error' | 'service_unavailable' | 'upstream_timeout' | 'cancelled',
+    readonly detail: string,
+    readonly retryable: boolean,
+    readonly upstreamStatus?: number,
+  ) {
+    super(detail);
+    this.name = 'ProviderError';
+  }
+}

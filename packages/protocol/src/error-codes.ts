@@ -1,0 +1,48 @@
+/**
+ * The one registry of error codes. The server answers every failure with
+ * one of these; docs/errors.md documents each (a test keeps them in step)
+ * and the SDK re-exports them.
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'Bad Request', detail: 'The request does not match the schema.' },
+  malformed_json: { status: 400, title: 'Bad Request', detail: 'The request body is not valid JSON.' },
+  unauthorized: { status: 401, title: 'Unauthorized', detail: 'This route needs a credential: send Authorization: Bearer <token or API key>.' },
+  invalid_token: { status: 401, title: 'Unauthorized', detail: 'The credential is unknown, malformed, revoked or has a bad signature.' },
+  token_expired: { status: 401, title: 'Unauthorized', detail: 'The access token has expired; refresh it and repeat the request.' },
+  invalid_credentials: { status: 401, title: 'Unauthorized', detail: 'Wrong email or password.' },
+  insufficient_scope: { status: 403, title: 'Forbidden', detail: 'The credential lacks a required permission.' },
+  forbidden: { status: 403, title: 'Forbidden', detail: 'This credential may not be used for this request.' },
+  not_found: { status: 404, title: 'Not Found', detail: 'No such route or resource.' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed', detail: 'The route exists but not with this method.' },
+  conflict: { status: 409, title: 'Conflict', detail: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, title: 'Payload Too Large', detail: 'The request body is over the size limit.' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type', detail: 'Send the body as application/json.' },
+  rate_limited: { status: 429, title: 'Too Many Requests', detail: 'A rate limit is exhausted.' },
+  internal_error: { status: 500, title: 'Internal Server Error', detail: 'Something went wrong on our side.' },
+  upstream_error: { status: 502, title: 'Bad Gateway', detail: 'The model provider failed.' },
+  service_unavailable: { status: 503, title: 'Service Unavailable', detail: 'The service is unavailable; try again shortly.' },
+  upstream_timeout: { status: 504, title: 'Gateway Timeout', detail: 'The model provider did not answer in time.' },
+} as const satisfies Record<string, { status: number; title: string; detail: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}
+
+/** RFC 9457 problem document as Codeloom sends it. */
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode | string;
+  detail: string;
+  request_id: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+export function problemTypeFor(code: string): string {
+  return `/docs/errors#${code}`;
+}

@@ -1,0 +1,83 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config/load-config.js';
+import type { AppContext } from './context.js';
+import { createContext, closeContext, type ContextOptions } from './create-context.js';
+import './plugins/fastify-types.js';
+import { registerAuthHook } from './plugins/auth-hook.js';
+import { registerErrorHandler } from './plugins/error-handler.js';
+import { registerJsonParser } from './plugins/json-parser.js';
+import { registerMetrics } from './plugins/metrics.js';
+import { registerNotFound } from './plugins/not-found.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { requestIdFrom } from './plugins/request-id.js';
+import { validatorCompiler } from './plugins/validation.js';
+import { AppError } from './errors.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
+import { authRoutes, bearerRefreshRoute } from './modules/auth/auth-routes.js';
+import { systemRoutes } from './modules/system/system-routes.js';
+import { usersRoutes } from './modules/users/users-routes.js';
+
+export const API_PREFIX = '/api/v1';
+
+/** `/v1/…` is the same resource as `/api/v1/…`: one route table, two spellings. */
+export function rewriteVersionAlias(url: string): string {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') ? `/api${url}` : url;
+}
+
+export interface CodeloomApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Stop taking new requests, let in-flight ones finish, then close storage. */
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config, options: ContextOptions = {}): Promise<CodeloomApp> {
+  const ctx = await createContext(config, options);
+  let closing = false;
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key'], censor: '[redacted]' },
+    },
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    rewriteUrl: (req) => rewriteVersionAlias(req.url ?? '/'),
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('service_unavailable', 'The server is shutting down; retry on another instance.');
+    }
+  });
+  registerErrorHandler(app);
+  registerNotFound(app);
+  registerJsonParser(app);
+  registerMetrics(app, ctx.metrics);
+  await registerOpenApi(app, config.issuer!);
+  registerAuthHook(app, ctx);
+
+  await app.register(systemRoutes(ctx));
+  await app.register(bearerRefreshRoute(ctx));
+  await app.register(async (api) => {
+    await api.register(authRoutes(ctx));
+    await api.register(usersRoutes(ctx));
+    await api.register(apiKeysRoutes(ctx));
+  }, { prefix: API_PREFIX });
+  await app.ready();
+
+  return {
+    app,
+    ctx,
+    async close() {
+      closing = true;
+      await app.close();
+      await closeContext(ctx);
+    },
+  };
+}

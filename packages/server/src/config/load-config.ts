@@ -1,0 +1,75 @@
+import { SETTINGS, type SettingDef } from './config-schema.js';
+
+type KindValue<K extends SettingDef['kind']> = K extends 'int' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string;
+type Setting = (typeof SETTINGS)[number];
+type Required<S> = S extends { default: string } ? true : false;
+
+export type Config = Readonly<
+  { [S in Setting as Required<S> extends true ? S['key'] : never]: KindValue<S['kind']> } & {
+    [S in Setting as Required<S> extends true ? never : S['key']]?: KindValue<S['kind']>;
+  }
+>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseValue(def: SettingDef, raw: string, problems: string[]): unknown {
+  const bad = (why: string) => {
+    problems.push(`${def.env}: ${why} (got ${def.secret ? 'a value' : JSON.stringify(raw)})`);
+    return undefined;
+  };
+  switch (def.kind) {
+    case 'int': {
+      if (!/^-?\d+$/.test(raw.trim())) return bad('must be an integer');
+      const n = Number(raw);
+      if (def.min !== undefined && n < def.min) return bad(`must be ≥ ${def.min}`);
+      if (def.max !== undefined && n > def.max) return bad(`must be ≤ ${def.max}`);
+      return n;
+    }
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      return bad('must be true or false');
+    }
+    case 'url':
+      try {
+        new URL(raw);
+        return raw;
+      } catch {
+        return bad('must be an absolute URL');
+      }
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'enum':
+      return def.values?.includes(raw) ? raw : bad(`must be one of ${def.values?.join(', ')}`);
+    default:
+      return raw;
+  }
+}
+
+/** Reads and validates every setting; throws ConfigError listing every problem at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<string, unknown>> = {}): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const def of SETTINGS as readonly SettingDef[]) {
+    const raw = env[def.env];
+    const source = raw !== undefined && raw !== '' ? raw : def.default;
+    if (source !== undefined) {
+      const v = parseValue(def, source, problems);
+      if (v !== undefined) out[def.key] = v;
+    }
+  }
+  if (out.databaseUrl && !/^postgres(ql)?:/.test(String(out.databaseUrl))) problems.push('DATABASE_URL: must be a postgres:// URL');
+  if (out.redisUrl && !/^rediss?:/.test(String(out.redisUrl))) problems.push('REDIS_URL: must be a redis:// URL');
+  if (out.openaiModels && !out.openaiBaseUrl) problems.push('CODELOOM_OPENAI_MODELS: set OPENAI_BASE_URL too');
+  if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
+  if (problems.length) throw new ConfigError(problems);
+  Object.assign(out, overrides);
+  if (!out.issuer) out.issuer = `http://${out.host}:${out.port}`;
+  return Object.freeze(out) as Config;
+}

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import type { Config } from './config/load-config.js';
+import type { Store } from './storage/store.js';
+import type { LimitStore } from './limits/limit-store.js';
+import type { RevocationStore } from './limits/revocation-store.js';
+import type { KeyRing } from './modules/auth/key-ring.js';
+import type { AuthService } from './modules/auth/auth-service.js';
+import type { CredentialResolver } from './modules/auth/credential-resolver.js';
+import type { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import type { Metrics } from './plugins/metrics.js';
+
+/** Everything the routes need, built once in buildApp and closed in reverse on shutdown. */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  redis?: Redis;
+  limits: LimitStore;
+  revocations: RevocationStore;
+  keyRing: KeyRing;
+  auth: AuthService;
+  credentials: CredentialResolver;
+  apiKeys: ApiKeysService;
+  rateLimiter: RateLimiter;
+  metrics: Metrics;
+}

@@ -1,0 +1,53 @@
+/**
+ * Fixed-window counters. A window is identified by its key and its start
+ * (aligned to the epoch), so every instance sharing a store agrees on it.
+ */
+export interface WindowSpec {
+  /** Counter name without the window start, e.g. `rl:usr_1:production:m`. */
+  key: string;
+  limit: number;
+  windowSec: number;
+}
+
+export interface WindowState {
+  limit: number;
+  remaining: number;
+  /** Unix time (seconds) at which this window frees up. */
+  resetAt: number;
+}
+
+export interface ConsumeResult {
+  allowed: boolean;
+  states: WindowState[];
+}
+
+export interface LimitStore {
+  /** Adds `cost` to every window only if every window stays within its limit: all or nothing, atomically. */
+  consume(windows: WindowSpec[], cost?: number): Promise<ConsumeResult>;
+  /** Adds `amount` to every window unconditionally (spent tokens, failed logins). */
+  add(windows: WindowSpec[], amount: number): Promise<WindowState[]>;
+  /** Current state without changing anything. */
+  peek(windows: WindowSpec[]): Promise<WindowState[]>;
+  close(): Promise<void>;
+}
+
+export function windowStart(windowSec: number, nowMs: number): number {
+  return Math.floor(nowMs / 1000 / windowSec) * windowSec;
+}
+
+export function windowKey(w: WindowSpec, nowMs: number): string {
+  return `${w.key}:${windowStart(w.windowSec, nowMs)}`;
+}
+
+export function stateOf(w: WindowSpec, count: number, nowMs: number): WindowState {
+  return { limit: w.limit, remaining: Math.max(0, w.limit - count), resetAt: windowStart(w.windowSec, nowMs) + w.windowSec };
+}
+
+/** The window a client should hear about: the fewest remaining; on a tie, the one that frees up last. */
+export function closestToExhaustion(states: WindowState[]): WindowState | undefined {
+  let best: WindowState | undefined;
+  for (const s of states) {
+    if (!best || s.remaining < best.remaining || (s.remaining === best.remaining && s.resetAt > best.resetAt)) best = s;
+  }
+  return best;
+}

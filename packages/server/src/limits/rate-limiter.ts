@@ -1,0 +1,59 @@
+import { PLANS, type Environment, type PlanName } from '@codeloom/protocol';
+import { closestToExhaustion, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+
+export interface Admission {
+  allowed: boolean;
+  /** The window to report in X-RateLimit-* headers. */
+  report: WindowState | undefined;
+  /** Set when refused: which limit, in words. */
+  refusedBy?: string;
+}
+
+const WINDOW_WORDS: Record<number, string> = { 60: 'Per-minute', 3600: 'Hourly' };
+
+/** Request and token limits per plan (CONTRACT §6), on whichever LimitStore is configured. */
+export class RateLimiter {
+  constructor(private readonly store: LimitStore) {}
+
+  static requestWindows(subject: string, plan: PlanName): WindowSpec[] {
+    const { limits } = PLANS[plan];
+    const windows: WindowSpec[] = [];
+    if (limits.requests_per_minute !== null) windows.push({ key: `rl:${subject}:m`, limit: limits.requests_per_minute, windowSec: 60 });
+    windows.push({ key: `rl:${subject}:h`, limit: limits.requests_per_hour, windowSec: 3600 });
+    return windows;
+  }
+
+  static subjectFor(userId: string, environment: Environment) {
+    return `${userId}:${environment}`;
+  }
+
+  async admit(subject: string, plan: PlanName): Promise<Admission> {
+    const windows = RateLimiter.requestWindows(subject, plan);
+    const { allowed, states } = await this.store.consume(windows, 1);
+    if (allowed) return { allowed, report: closestToExhaustion(states) };
+    // Refused means some window is full; report the full one that frees up last, so Retry-After is honest.
+    const blocked = states.filter((s) => s.remaining === 0).sort((a, b) => b.resetAt - a.resetAt)[0]!;
+    const w = windows[states.indexOf(blocked)]!;
+    return { allowed, report: blocked, refusedBy: `${WINDOW_WORDS[w.windowSec] ?? `${w.windowSec}-second`} limit of ${w.limit} requests reached.` };
+  }
+
+  async peek(subject: string, plan: PlanName): Promise<WindowState | undefined> {
+    return closestToExhaustion(await this.store.peek(RateLimiter.requestWindows(subject, plan)));
+  }
+
+  /** Tokens-per-minute budget: what is left this minute. */
+  async tokensLeft(subject: string, plan: PlanName): Promise<WindowState> {
+    const [state] = await this.store.peek([this.tokenWindow(subject, plan)]);
+    return state!;
+  }
+
+  /** Charges model tokens actually used (they were spent whether or not the caller stayed). */
+  async chargeTokens(subject: string, plan: PlanName, tokens: number): Promise<WindowState> {
+    const [state] = await this.store.add([this.tokenWindow(subject, plan)], Math.max(0, Math.round(tokens)));
+    return state!;
+  }
+
+  private tokenWindow(subject: string, plan: PlanName): WindowSpec {
+    return { key: `tpm:${subject}`, limit: PLANS[plan].limits.tokens_per_minute, windowSec: 60 };
+  }
+}

@@ -1,0 +1,45 @@
+import { PLANS, type ApiKey, type CreateApiKeyBody, type CreatedApiKey } from '@codeloom/protocol';
+import { AppError, notFound } from '../../errors.js';
+import type { Store } from '../../storage/store.js';
+import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
+import type { Principal } from '../auth/principal.js';
+import { mintApiKey } from '../auth/secrets.js';
+import { paginate, type Page } from '../pagination.js';
+
+const toApiKey = (r: ApiKeyRecord): ApiKey => ({
+  id: r.id, name: r.name, prefix: r.prefix, scopes: r.scopes, environment: r.environment,
+  created_at: r.created_at, last_used_at: r.last_used_at, expires_at: r.expires_at,
+});
+
+export class ApiKeysService {
+  constructor(private readonly store: Store) {}
+
+  async create(principal: Principal, body: CreateApiKeyBody): Promise<CreatedApiKey> {
+    const granted = PLANS[principal.org.plan].permissions;
+    const scopes = body.scopes ?? [...granted];
+    const beyond = scopes.filter((s) => !granted.includes(s));
+    if (beyond.length) throw new AppError('insufficient_scope', `Your ${principal.org.plan} plan does not grant ${beyond.join(', ')}; a key can only carry permissions you have.`);
+    const environment = body.environment ?? principal.environment;
+    if (environment !== principal.environment && principal.environment === 'sandbox') {
+      throw new AppError('validation_failed', 'A production key cannot be created from the sandbox.', { errors: [{ path: '/environment', message: 'must be sandbox in the sandbox' }] });
+    }
+    let expiresAt: string | null = null;
+    if (body.expires_at) {
+      const t = Date.parse(body.expires_at);
+      if (!(t > Date.now())) throw new AppError('validation_failed', 'expires_at must be in the future.', { errors: [{ path: '/expires_at', message: 'must be in the future' }] });
+      expiresAt = new Date(t).toISOString();
+    }
+    const minted = mintApiKey(environment);
+    const record = await this.store.apiKeys.create({ userId: principal.user.id, name: body.name.trim() || 'key', prefix: minted.prefix, keyHash: minted.hash, scopes, environment, expiresAt });
+    return { ...toApiKey(record), key: minted.key };
+  }
+
+  async list(principal: Principal, page: number, limit: number): Promise<Page<ApiKey>> {
+    const { rows, total } = await this.store.apiKeys.list(principal.user.id, principal.environment, page, limit);
+    return paginate(rows.map(toApiKey), page, limit, total);
+  }
+
+  async revoke(principal: Principal, id: string): Promise<void> {
+    if (!(await this.store.apiKeys.revoke(principal.user.id, principal.environment, id))) throw notFound('API key');
+  }
+}

@@ -1,0 +1,121 @@
+import { PLANS, type AuthResponse, type Environment, type LoginBody, type RegisterBody } from '@codeloom/protocol';
+import { AppError } from '../../errors.js';
+import type { Store } from '../../storage/store.js';
+import type { Account } from '../../storage/repos/accounts-repo.js';
+import { UniqueViolation } from '../../storage/storage-errors.js';
+import type { LimitStore, WindowSpec } from '../../limits/limit-store.js';
+import type { RevocationStore } from '../../limits/revocation-store.js';
+import type { KeyRing } from './key-ring.js';
+import type { PasswordHasher } from './password-hasher.js';
+import type { Principal } from './principal.js';
+import { mintRefreshToken, sha256 } from './secrets.js';
+
+export interface AuthSettings {
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  loginMaxFailures: number;
+  loginMaxFailuresPerIp: number;
+  loginWindow: number;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export class AuthService {
+  constructor(
+    private readonly store: Store,
+    private readonly keys: KeyRing,
+    private readonly hasher: PasswordHasher,
+    private readonly limits: LimitStore,
+    private readonly revocations: RevocationStore,
+    private readonly settings: AuthSettings,
+  ) {}
+
+  async register(body: RegisterBody, environment: Environment): Promise<AuthResponse> {
+    const email = body.email.trim();
+    const name = body.name.trim();
+    if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
+    const normalized = normalizeEmail(email);
+    // Cheap pre-check spares an argon2 hash for the common duplicate; the unique index decides races.
+    if (await this.store.accounts.findByEmail(normalized)) throw emailTaken();
+    const passwordHash = await this.hasher.hash(body.password);
+    let account: Account;
+    try {
+      account = await this.store.accounts.create({ email, emailNormalized: normalized, name, passwordHash, plan: 'free' });
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw emailTaken();
+      throw error;
+    }
+    return this.startSession(account, environment);
+  }
+
+  async login(body: LoginBody, clientIp: string, environment: Environment): Promise<AuthResponse> {
+    const normalized = normalizeEmail(body.email);
+    const windows: WindowSpec[] = [
+      { key: `login:acct:${sha256(normalized)}`, limit: this.settings.loginMaxFailures, windowSec: this.settings.loginWindow },
+      { key: `login:ip:${clientIp}`, limit: this.settings.loginMaxFailuresPerIp, windowSec: this.settings.loginWindow },
+    ];
+    const states = await this.limits.peek(windows);
+    const blocked = states.find((s) => s.remaining === 0);
+    if (blocked) {
+      const retryAfter = Math.max(1, blocked.resetAt - Math.floor(Date.now() / 1000));
+      throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
+    }
+    const account = await this.store.accounts.findByEmail(normalized);
+    const ok = account ? await this.hasher.verify(account.passwordHash, body.password) : (await this.hasher.burn(body.password), false);
+    if (!account || !ok) {
+      await this.limits.add(windows, 1);
+      throw new AppError('invalid_credentials');
+    }
+    return this.startSession(account, environment);
+  }
+
+  async refresh(refreshToken: string): Promise<AuthResponse> {
+    const next = mintRefreshToken();
+    const result = await this.store.sessions.rotate(sha256(refreshToken), next.hash, this.refreshExpiry());
+    if (result.status === 'reused') {
+      await this.revocations.revoke(result.sessionId, this.settings.accessTokenTtl);
+      throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety. Sign in again.');
+    }
+    if (result.status === 'invalid') throw new AppError('invalid_token', 'The refresh token is unknown, expired or revoked.');
+    const account = await this.store.accounts.findById(result.userId);
+    if (!account) throw new AppError('invalid_token', 'The account of this session no longer exists.');
+    return this.authResponse(account, result.sessionId, next.token, result.environment);
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    if (!principal.sessionId) throw new AppError('forbidden', 'Only a session token can be logged out; revoke API keys with DELETE /api/v1/api-keys/{id}.');
+    await this.store.sessions.revoke(principal.sessionId, 'logout');
+    await this.revocations.revoke(principal.sessionId, this.settings.accessTokenTtl);
+  }
+
+  /** At start: make sure this instance's revocation store knows every session revoked within one access-token lifetime. */
+  async restoreRevocations(): Promise<void> {
+    const since = new Date(Date.now() - this.settings.accessTokenTtl * 1000).toISOString();
+    for (const sid of await this.store.sessions.revokedSince(since)) await this.revocations.revoke(sid, this.settings.accessTokenTtl);
+  }
+
+  private refreshExpiry() {
+    return new Date(Date.now() + this.settings.refreshTokenTtl * 1000).toISOString();
+  }
+
+  private async startSession(account: Account, environment: Environment): Promise<AuthResponse> {
+    const refresh = mintRefreshToken();
+    const session = await this.store.sessions.create({ userId: account.user.id, environment, refreshHash: refresh.hash, refreshExpiresAt: this.refreshExpiry() });
+    return this.authResponse(account, session.id, refresh.token, environment);
+  }
+
+  private async authResponse(account: Account, sessionId: string, refreshToken: string, environment: Environment): Promise<AuthResponse> {
+    const ttl = this.settings.accessTokenTtl;
+    const scope = PLANS[account.org.plan].permissions.join(' ');
+    const token = await this.keys.sign({ sub: account.user.id, sid: sessionId, scope, env: environment }, ttl);
+    return {
+      token, access_token: token, refreshToken, refresh_token: refreshToken,
+      expiresIn: ttl, expires_in: ttl, token_type: 'Bearer',
+      user: { id: account.user.id, email: account.user.email, name: account.user.name, plan: account.org.plan },
+    };
+  }
+}
+
+function emailTaken() {
+  return new AppError('conflict', 'An account with this email already exists.');
+}

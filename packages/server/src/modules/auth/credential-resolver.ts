@@ -1,0 +1,74 @@
+import { PLANS, type Environment, type Permission } from '@codeloom/protocol';
+import { AppError } from '../../errors.js';
+import type { Store } from '../../storage/store.js';
+import type { RevocationStore } from '../../limits/revocation-store.js';
+import { nowIso } from '../../storage/ids.js';
+import type { KeyRing } from './key-ring.js';
+import type { Principal } from './principal.js';
+import { looksLikeApiKey, looksLikeJwt, sha256 } from './secrets.js';
+
+export const narrowToPlan = (scopes: readonly string[], plan: keyof typeof PLANS): Permission[] =>
+  PLANS[plan].permissions.filter((p) => scopes.includes(p));
+
+const TOUCH_EVERY_MS = 60_000;
+
+/** Turns `Authorization: Bearer …` into a Principal. The credential's form says what it is. */
+export class CredentialResolver {
+  constructor(private readonly store: Store, private readonly keys: KeyRing, private readonly revocations: RevocationStore) {}
+
+  async resolve(authorization: string | undefined, requestedEnv: string | undefined): Promise<Principal> {
+    if (!authorization) throw new AppError('unauthorized');
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new AppError('invalid_token', 'Send the credential as Authorization: Bearer <token>.');
+    const credential = match[1]!;
+    const envHeader = parseEnvironment(requestedEnv);
+    if (looksLikeApiKey(credential)) return this.fromApiKey(credential, envHeader);
+    if (looksLikeJwt(credential)) return this.fromSessionToken(credential, envHeader);
+    throw new AppError('invalid_token', 'The credential is neither an access token nor an API key this server issued.');
+  }
+
+  private async fromSessionToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
+    const claims = await this.keys.verify(token);
+    if (await this.revocations.isRevoked(claims.sid)) throw new AppError('invalid_token', 'The session was logged out or revoked.');
+    const account = await this.store.accounts.findById(claims.sub);
+    if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
+    return {
+      type: 'session',
+      user: { id: account.user.id, email: account.user.email, name: account.user.name },
+      org: account.org,
+      scopes: narrowToPlan(claims.scope.split(' '), account.org.plan),
+      environment: envHeader ?? 'production',
+      sessionId: claims.sid,
+    };
+  }
+
+  private async fromApiKey(key: string, envHeader: Environment | undefined): Promise<Principal> {
+    const record = await this.store.apiKeys.findByHash(sha256(key));
+    if (!record || record.revoked_at) throw new AppError('invalid_token', 'The API key is unknown or was revoked.');
+    const now = nowIso();
+    if (record.expires_at && record.expires_at <= now) throw new AppError('invalid_token', 'The API key has expired.');
+    if (record.environment === 'sandbox' && envHeader === 'production') {
+      throw new AppError('forbidden', 'A test key (cl_test_…) cannot be used in production; drop X-Environment or use a live key.');
+    }
+    const account = await this.store.accounts.findById(record.userId);
+    if (!account) throw new AppError('invalid_token', 'The account of this key no longer exists.');
+    if (!record.last_used_at || Date.parse(now) - Date.parse(record.last_used_at) > TOUCH_EVERY_MS) {
+      this.store.apiKeys.touch(record.id, now).catch(() => { /* last-used time is advisory */ });
+    }
+    return {
+      type: 'api_key',
+      user: { id: account.user.id, email: account.user.email, name: account.user.name },
+      org: account.org,
+      scopes: narrowToPlan(record.scopes, account.org.plan),
+      environment: record.environment === 'sandbox' ? 'sandbox' : (envHeader ?? 'production'),
+      apiKeyId: record.id,
+    };
+  }
+}
+
+export function parseEnvironment(value: string | undefined): Environment | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === 'production' || v === 'sandbox') return v;
+  throw new AppError('validation_failed', 'X-Environment must be "production" or "sandbox".', { errors: [{ path: 'headers/x-environment', message: 'must be one of: production, sandbox' }] });
+}

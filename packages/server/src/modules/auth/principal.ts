@@ -1,0 +1,13 @@
+import type { Environment, Permission, PlanName } from '@codeloom/protocol';
+
+/** Who is calling, resolved once per request from the bearer credential. */
+export interface Principal {
+  type: 'session' | 'api_key' | 'oauth';
+  user: { id: string; email: string; name: string };
+  org: { id: string; name: string; plan: PlanName };
+  /** Effective permissions: the credential's, narrowed to what the plan grants today. */
+  scopes: Permission[];
+  environment: Environment;
+  sessionId?: string;
+  apiKeyId?: string;
+}

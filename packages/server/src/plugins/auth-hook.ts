@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { RateLimiter } from '../limits/rate-limiter.js';
+import type { WindowState } from '../limits/limit-store.js';
+import { parseEnvironment } from '../modules/auth/credential-resolver.js';
+
+function setRateHeaders(reply: FastifyReply, state: WindowState | undefined) {
+  if (!state) return;
+  reply.header('x-ratelimit-limit', state.limit);
+  reply.header('x-ratelimit-remaining', state.remaining);
+  reply.header('x-ratelimit-reset', state.resetAt);
+}
+
+/**
+ * One hook, in a fixed order, for every request (unknown routes included):
+ * identify the caller → count the request against its limits → enforce what
+ * the route requires. Identification never fails the request by itself, so
+ * a bad credential on a public route is counted per address, not refused.
+ */
+export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const config = request.routeOptions.config ?? {};
+    let authError: unknown;
+    try {
+      if (request.headers.authorization) request.principal = await ctx.credentials.resolve(request.headers.authorization, headerValue(request.headers['x-environment']));
+    } catch (error) {
+      authError = error;
+    }
+    const principal = request.principal;
+    const subject = principal ? RateLimiter.subjectFor(principal.user.id, principal.environment) : `ip:${request.ip}:${anonymousEnv(request)}`;
+    const plan = principal ? principal.org.plan : 'free';
+    if (config.rateLimit === false) {
+      setRateHeaders(reply, await ctx.rateLimiter.peek(subject, plan));
+    } else {
+      const admission = await ctx.rateLimiter.admit(subject, plan);
+      setRateHeaders(reply, admission.report);
+      if (!admission.allowed) {
+        ctx.metrics.rateLimited.inc({ plan });
+        const retryAfter = Math.max(1, admission.report!.resetAt - Math.floor(Date.now() / 1000));
+        throw new AppError('rate_limited', admission.refusedBy, { headers: { 'retry-after': String(retryAfter) } });
+      }
+    }
+    const required = config.auth ?? 'none';
+    if (required === 'none') return;
+    if (!principal) throw authError ?? new AppError('unauthorized');
+    if (config.sessionOnly && principal.type !== 'session') {
+      throw new AppError('insufficient_scope', 'This route needs a session token from /api/v1/auth/login; API keys and OAuth tokens cannot use it.');
+    }
+    if (required !== 'any' && !principal.scopes.includes(required)) {
+      throw new AppError('insufficient_scope', `This request needs the ${required} permission, which this credential does not have.`);
+    }
+  });
+}
+
+const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** Anonymous callers asking for the sandbox are counted apart, like signed-in ones; a bad header value counts as production. */
+function anonymousEnv(request: FastifyRequest) {
+  try {
+    return parseEnvironment(headerValue(request.headers['x-environment'])) ?? 'production';
+  } catch {
+    return 'production';
+  }
+}

@@ -1,0 +1,16 @@
+import type { Permission } from '@codeloom/protocol';
+import type { Principal } from '../modules/auth/principal.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'none': public; 'any': any valid credential; a permission: that scope is required. Default 'none'. */
+    auth?: 'none' | 'any' | Permission;
+    /** Only a session token (not an API key or OAuth token) may call this route. */
+    sessionOnly?: boolean;
+    /** false: infrastructure probes; headers are reported but nothing is counted. */
+    rateLimit?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { ERROR_CODES, ProblemSchema } from '@codeloom/protocol';
+
+const STATUS_WORDS = Object.fromEntries(Object.values(ERROR_CODES).map((e) => [e.status, e.title]));
+
+/** Response entries for the problem documents a route can answer with. */
+export function errorResponses(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(statuses.map((s) => [s, { ...ProblemSchema, $id: undefined, description: `${STATUS_WORDS[s] ?? 'Error'} (application/problem+json)` }]));
+}
+
+export async function registerOpenApi(app: FastifyInstance, serverUrl: string) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Codeloom API',
+        version: '1.0.0',
+        description: [
+          'Self-hosted code generation: accounts, API keys, rate limits, generation, streaming, projects, agents and workflows.',
+          '',
+          'Every route under `/api/v1/…` is also served at `/v1/…`. Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`; see `/docs/errors`.',
+          'Every response carries `X-Request-Id` and `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) for the window closest to exhaustion; a 429 adds `Retry-After` (seconds).',
+        ].join('\n'),
+      },
+      servers: [{ url: serverUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A session access token (JWT), an API key (cl_live_… / cl_test_…) or an OAuth access token.' },
+        },
+      },
+    },
+    hideUntagged: false,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as Record<string, unknown>, staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+}

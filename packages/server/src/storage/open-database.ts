@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './database.js';
+import { migrationProvider } from './migrations/index.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string;
+  /** PostgreSQL schema to use instead of public (tests isolate themselves with one). */
+  pgSchema?: string;
+  /** SQLite file path; ':memory:' for tests that need no file. */
+  sqliteFile?: string;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const pg = await import('pg');
+    // COUNT(*) and BIGINT arrive as strings by default; our counts fit in a JS number.
+    pg.default.types.setTypeParser(20, (v: string) => Number(v));
+    const pool = new pg.default.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    });
+    pool.on('error', () => { /* a dropped idle client is replaced on next use; readiness reports real outages */ });
+    if (options.pgSchema) {
+      const client = await pool.connect();
+      try { await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.pgSchema}"`); } finally { client.release(); }
+    }
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', ping: async () => { await sql`select 1`.execute(db); }, close: () => db.destroy() };
+  }
+  const Sqlite = (await import('better-sqlite3')).default;
+  let file = options.sqliteFile;
+  if (!file) {
+    const dir = resolve(options.dataDir ?? './data');
+    mkdirSync(dir, { recursive: true });
+    file = join(dir, 'codeloom.db');
+  }
+  const sqlite = new Sqlite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('synchronous = NORMAL');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => { sqlite.prepare('select 1').get(); },
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

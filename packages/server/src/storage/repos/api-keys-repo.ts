@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Environment, Permission } from '@codeloom/protocol';
+import type { Database, ApiKeysTable } from '../database.js';
+import { newId, nowIso } from '../ids.js';
+
+export interface ApiKeyRecord {
+  id: string; userId: string; name: string; prefix: string; scopes: Permission[]; environment: Environment;
+  created_at: string; last_used_at: string | null; expires_at: string | null; revoked_at: string | null;
+}
+
+const toRecord = (r: ApiKeysTable): ApiKeyRecord => ({
+  id: r.id, userId: r.user_id, name: r.name, prefix: r.prefix, scopes: JSON.parse(r.scopes) as Permission[],
+  environment: r.environment as Environment, created_at: r.created_at, last_used_at: r.last_used_at,
+  expires_at: r.expires_at, revoked_at: r.revoked_at,
+});
+
+export class ApiKeysRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(input: { userId: string; name: string; prefix: string; keyHash: string; scopes: Permission[]; environment: Environment; expiresAt: string | null }): Promise<ApiKeyRecord> {
+    const row: ApiKeysTable = {
+      id: newId('key'), user_id: input.userId, name: input.name, prefix: input.prefix, key_hash: input.keyHash,
+      scopes: JSON.stringify(input.scopes), environment: input.environment, created_at: nowIso(),
+      last_used_at: null, expires_at: input.expiresAt, revoked_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return toRecord(row);
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** Active (unrevoked) keys of one user in one environment, newest first. */
+  async list(userId: string, environment: Environment, page: number, limit: number): Promise<{ rows: ApiKeyRecord[]; total: number }> {
+    const base = this.db.selectFrom('api_keys').where('user_id', '=', userId).where('environment', '=', environment).where('revoked_at', 'is', null);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset((page - 1) * limit).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows.map(toRecord), total: Number(count.n) };
+  }
+
+  /** Revokes a key of this user in this environment; false when there is no such active key (another user's key included). */
+  async revoke(userId: string, environment: Environment, id: string): Promise<boolean> {
+    const res = await this.db.updateTable('api_keys').set({ revoked_at: nowIso() })
+      .where('id', '=', id).where('user_id', '=', userId).where('environment', '=', environment).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}

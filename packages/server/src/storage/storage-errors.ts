@@ -1,0 +1,21 @@
+/** Raised by repositories when a unique constraint refuses a row, whatever the dialect. */
+export class UniqueViolation extends Error {
+  constructor(readonly constraint?: string) {
+    super('unique constraint violated');
+    this.name = 'UniqueViolation';
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export async function translateUnique<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new UniqueViolation();
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import { PLAN_NAMES, isPlanName } from '@codeloom/protocol';
+import { ConfigError, createStore, loadConfig, migrateToLatest, normalizeEmail, openDatabase, serve } from '@codeloom/server';
+
+export class UsageError extends Error {}
+
+interface Flags { json: boolean; page?: string | undefined; limit?: string | undefined }
+
+function print(flags: Flags, data: unknown, text: string) {
+  process.stdout.write(flags.json ? `${JSON.stringify(data)}\n` : `${text}\n`);
+}
+
+/** Commands that act on the server's own storage, with the server's own settings. */
+export async function runServerCommand(args: string[], flags: Flags): Promise<number> {
+  const [command, sub, ...rest] = args;
+  if (command === 'serve') {
+    await serve();
+    return 0;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) { process.stderr.write(`${error.message}\n`); return 2; }
+    throw error;
+  }
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const applied = await migrateToLatest(handle.db);
+    const store = createStore(handle);
+    if (command === 'migrate') {
+      print(flags, { applied, dialect: handle.dialect }, applied.length ? `Applied ${applied.join(', ')} (${handle.dialect}).` : `Database is up to date (${handle.dialect}).`);
+      return 0;
+    }
+    if (command === 'admin' && sub === 'set-plan') {
+      const [email, plan] = rest;
+      if (!email || !plan) return usage('codeloom admin set-plan EMAIL PLAN');
+      if (!isPlanName(plan)) return usage(`PLAN must be one of ${PLAN_NAMES.join(', ')}`);
+      if (!(await store.accounts.setPlanByEmail(normalizeEmail(email), plan))) {
+        process.stderr.write(`codeloom: no account with email ${email}\n`);
+        return 1;
+      }
+      print(flags, { email, plan }, `${email} is now on the ${plan} plan.`);
+      return 0;
+    }
+    if (command === 'admin' && sub === 'users') {
+      const page = positiveInt(flags.page, 1, 'page');
+      const limit = positiveInt(flags.limit, 50, 'limit');
+      const { rows, total } = await store.accounts.list(page, limit);
+      const text = rows.map((a) => `${a.user.id}  ${a.user.email}  ${a.org.plan}  ${a.user.created_at}`).join('\n') || '(no users)';
+      print(flags, { data: rows, total }, `${text}\n${total} user(s)`);
+      return 0;
+    }
+    return usage(`unknown command: ${args.join(' ')} (see codeloom --help)`);
+  } finally {
+    await handle.close();
+  }
+}
+
+function positiveInt(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`codeloom: ${message}\n`);
+  return 2;
+}

@@ -1,0 +1,14 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** `tsc -b` is incremental: it rebuilds only what changed, and is quick when nothing did. */
+export function buildIfNeeded() {
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('Build failed.\n');
+    process.exit(result.status ?? 1);
+  }
+}

@@ -46,7 +46,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     keyRing,
     auth,
     credentials: new CredentialResolver(store, keyRing, revocations),
-    apiKeys: new ApiKeysService(store),
+    apiKeys: new ApiKeysService(store, revocations),
     rateLimiter: new RateLimiter(limits),
     metrics: createMetrics(),
   };

@@ -21,9 +21,10 @@ export function createMetrics(): Metrics {
 
 /** Route label is the route pattern, never the raw URL, so ids cannot blow up the label set. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics) {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }

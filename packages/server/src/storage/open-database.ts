@@ -52,13 +52,39 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     ping: async () => { sqlite.prepare('select 1').get(); },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Kysely prepares every statement anew; preparing costs more than running a
+ * small indexed query. Our SQL texts are a small fixed set, so keep them.
+ */
+function withStatementCache<T extends { prepare: (sql: string) => unknown }>(sqlite: T): T {
+  const cache = new Map<string, unknown>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') {
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (sql: string) => {
+        let statement = cache.get(sql);
+        if (!statement) {
+          statement = prepare(sql);
+          if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+          cache.set(sql, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {

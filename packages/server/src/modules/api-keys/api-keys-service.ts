@@ -4,6 +4,8 @@ import type { Store } from '../../storage/store.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { mintApiKey } from '../auth/secrets.js';
+import { KEY_CACHE_TTL_MS, apiKeyRevocationId } from '../auth/credential-resolver.js';
+import type { RevocationStore } from '../../limits/revocation-store.js';
 import { paginate, type Page } from '../pagination.js';
 
 const toApiKey = (r: ApiKeyRecord): ApiKey => ({
@@ -12,7 +14,7 @@ const toApiKey = (r: ApiKeyRecord): ApiKey => ({
 });
 
 export class ApiKeysService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly revocations: RevocationStore) {}
 
   async create(principal: Principal, body: CreateApiKeyBody): Promise<CreatedApiKey> {
     const granted = PLANS[principal.org.plan].permissions;
@@ -41,5 +43,7 @@ export class ApiKeysService {
 
   async revoke(principal: Principal, id: string): Promise<void> {
     if (!(await this.store.apiKeys.revoke(principal.user.id, principal.environment, id))) throw notFound('API key');
+    // Instances may hold the key record in cache for KEY_CACHE_TTL_MS; the revocation store reaches all of them now.
+    await this.revocations.revoke(apiKeyRevocationId(id), Math.ceil(KEY_CACHE_TTL_MS / 1000) * 2);
   }
 }

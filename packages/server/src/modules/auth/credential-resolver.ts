@@ -3,6 +3,9 @@ import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
 import { nowIso } from '../../storage/ids.js';
+import { TtlCache } from '../../storage/ttl-cache.js';
+import type { Account } from '../../storage/repos/accounts-repo.js';
+import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
 import type { KeyRing } from './key-ring.js';
 import type { Principal } from './principal.js';
 import { looksLikeApiKey, looksLikeJwt, sha256 } from './secrets.js';
@@ -11,10 +14,31 @@ export const narrowToPlan = (scopes: readonly string[], plan: keyof typeof PLANS
   PLANS[plan].permissions.filter((p) => scopes.includes(p));
 
 const TOUCH_EVERY_MS = 60_000;
+/**
+ * Accounts and key records are cached briefly: a plan change made elsewhere
+ * (the CLI, another instance) is seen within ACCOUNT_TTL_MS. Revocation is
+ * never left to the cache: a revoked key is also put in the revocation
+ * store, which every instance consults on every request.
+ */
+const ACCOUNT_TTL_MS = 1_000;
+export const KEY_CACHE_TTL_MS = 5_000;
+export const apiKeyRevocationId = (keyId: string) => `key:${keyId}`;
 
 /** Turns `Authorization: Bearer …` into a Principal. The credential's form says what it is. */
 export class CredentialResolver {
+  private readonly accounts = new TtlCache<string, Account>(ACCOUNT_TTL_MS);
+  private readonly apiKeys = new TtlCache<string, ApiKeyRecord>(KEY_CACHE_TTL_MS);
+
   constructor(private readonly store: Store, private readonly keys: KeyRing, private readonly revocations: RevocationStore) {}
+
+  /** Drops what this instance cached about a key (its owner just revoked it here). */
+  forgetApiKey(keyHash: string): void {
+    this.apiKeys.delete(keyHash);
+  }
+
+  private account(userId: string): Promise<Account | undefined> {
+    return this.accounts.getOrLoad(userId, () => this.store.accounts.findById(userId));
+  }
 
   async resolve(authorization: string | undefined, requestedEnv: string | undefined): Promise<Principal> {
     if (!authorization) throw new AppError('unauthorized');
@@ -30,7 +54,7 @@ export class CredentialResolver {
   private async fromSessionToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
     const claims = await this.keys.verify(token);
     if (await this.revocations.isRevoked(claims.sid)) throw new AppError('invalid_token', 'The session was logged out or revoked.');
-    const account = await this.store.accounts.findById(claims.sub);
+    const account = await this.account(claims.sub);
     if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
     return {
       type: 'session',
@@ -43,16 +67,20 @@ export class CredentialResolver {
   }
 
   private async fromApiKey(key: string, envHeader: Environment | undefined): Promise<Principal> {
-    const record = await this.store.apiKeys.findByHash(sha256(key));
-    if (!record || record.revoked_at) throw new AppError('invalid_token', 'The API key is unknown or was revoked.');
+    const keyHash = sha256(key);
+    const record = await this.apiKeys.getOrLoad(keyHash, () => this.store.apiKeys.findByHash(keyHash));
+    if (!record || record.revoked_at || (await this.revocations.isRevoked(apiKeyRevocationId(record.id)))) {
+      throw new AppError('invalid_token', 'The API key is unknown or was revoked.');
+    }
     const now = nowIso();
     if (record.expires_at && record.expires_at <= now) throw new AppError('invalid_token', 'The API key has expired.');
     if (record.environment === 'sandbox' && envHeader === 'production') {
       throw new AppError('forbidden', 'A test key (cl_test_…) cannot be used in production; drop X-Environment or use a live key.');
     }
-    const account = await this.store.accounts.findById(record.userId);
+    const account = await this.account(record.userId);
     if (!account) throw new AppError('invalid_token', 'The account of this key no longer exists.');
     if (!record.last_used_at || Date.parse(now) - Date.parse(record.last_used_at) > TOUCH_EVERY_MS) {
+      record.last_used_at = now;
       this.store.apiKeys.touch(record.id, now).catch(() => { /* last-used time is advisory */ });
     }
     return {

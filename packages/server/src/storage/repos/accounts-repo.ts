@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { PlanName } from '@codeloom/protocol';
 import type { Database } from '../database.js';
 import { newId, nowIso } from '../ids.js';
@@ -14,7 +14,12 @@ export interface AccountWithSecret extends Account {
 }
 
 export class AccountsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Every authenticated request looks its account up: build that query once and rebind only the id. */
+  private readonly byIdQuery: CompiledQuery;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.byIdQuery = this.selectAccount().where('users.id', '=', '').compile();
+  }
 
   /** Creates the user and a personal organization in one transaction; UniqueViolation when the email is taken. */
   async create(input: { email: string; emailNormalized: string; name: string; passwordHash: string; plan: PlanName }): Promise<Account> {
@@ -49,7 +54,8 @@ export class AccountsRepo {
   }
 
   async findById(userId: string): Promise<Account | undefined> {
-    const row = await this.selectAccount().where('users.id', '=', userId).executeTakeFirst();
+    const { rows } = await this.db.executeQuery<Parameters<typeof AccountsRepo.toAccount>[0]>({ ...this.byIdQuery, parameters: [userId] });
+    const row = rows[0];
     if (!row) return undefined;
     const { passwordHash: _secret, ...account } = AccountsRepo.toAccount(row);
     return account;

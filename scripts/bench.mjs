@@ -1,0 +1,12 @@
+// npm run bench: every benchmark, measured in one run on this machine. No pass/fail: figures and ratios.
+import { buildIfNeeded } from './build-if-needed.mjs';
+
+buildIfNeeded();
+const only = process.argv[2];
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const { benchProfile } = await import('../bench/profile.bench.mjs');
+const suites = { profile: () => benchProfile({ duration }) };
+for (const [name, run] of Object.entries(suites)) {
+  if (only && only !== name) continue;
+  await run();
+}

@@ -18,9 +18,11 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'Payload Too Large', detail: 'The request body is over the size limit.' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type', detail: 'Send the body as application/json.' },
   rate_limited: { status: 429, title: 'Too Many Requests', detail: 'A rate limit is exhausted.' },
+  cancelled: { status: 499, title: 'Client Closed Request', detail: 'The request was cancelled by the caller.' },
   internal_error: { status: 500, title: 'Internal Server Error', detail: 'Something went wrong on our side.' },
   upstream_error: { status: 502, title: 'Bad Gateway', detail: 'The model provider failed.' },
   service_unavailable: { status: 503, title: 'Service Unavailable', detail: 'The service is unavailable; try again shortly.' },
+  shutting_down: { status: 503, title: 'Service Unavailable', detail: 'The server is shutting down; reconnect and retry.' },
   upstream_timeout: { status: 504, title: 'Gateway Timeout', detail: 'The model provider did not answer in time.' },
 } as const satisfies Record<string, { status: number; title: string; detail: string }>;
 

@@ -16,6 +16,11 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes, bearerRefreshRoute } from './modules/auth/auth-routes.js';
 import { systemRoutes } from './modules/system/system-routes.js';
 import { usersRoutes } from './modules/users/users-routes.js';
+import { generateRoutes } from './modules/generate/generate-routes.js';
+import { projectsRoutes } from './modules/projects/projects-routes.js';
+import { agentsRoutes } from './modules/agents/agents-routes.js';
+import { runsRoutes } from './modules/runs/runs-routes.js';
+import { streamRoutes } from './modules/stream/stream-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -64,12 +69,19 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
 
   await app.register(systemRoutes(ctx));
   await app.register(bearerRefreshRoute(ctx));
+  await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
   await app.register(async (api) => {
     await api.register(authRoutes(ctx));
     await api.register(usersRoutes(ctx));
     await api.register(apiKeysRoutes(ctx));
+    await api.register(generateRoutes(ctx));
+    await api.register(projectsRoutes(ctx));
+    await api.register(agentsRoutes(ctx));
+    await api.register(runsRoutes(ctx));
   }, { prefix: API_PREFIX });
   await app.ready();
+  const recovered = await ctx.runs.recover();
+  if (recovered.interrupted || recovered.requeued) app.log.warn(recovered, 'runs recovered from the previous stop');
 
   return {
     app,

@@ -9,6 +9,12 @@ import type { CredentialResolver } from './modules/auth/credential-resolver.js';
 import type { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { Metrics } from './plugins/metrics.js';
+import type { ModelRegistry } from './providers/model-registry.js';
+import type { GenerationService } from './modules/generate/generation-service.js';
+import type { ProjectsService } from './modules/projects/projects-service.js';
+import type { AgentsService } from './modules/agents/agents-service.js';
+import type { RunsService } from './modules/runs/runs-service.js';
+import type { RunEventBus } from './modules/runs/run-events.js';
 
 /** Everything the routes need, built once in buildApp and closed in reverse on shutdown. */
 export interface AppContext {
@@ -23,4 +29,10 @@ export interface AppContext {
   apiKeys: ApiKeysService;
   rateLimiter: RateLimiter;
   metrics: Metrics;
+  models: ModelRegistry;
+  generation: GenerationService;
+  projects: ProjectsService;
+  agents: AgentsService;
+  runs: RunsService;
+  runEvents: RunEventBus;
 }

@@ -13,6 +13,15 @@ import { PasswordHasher } from './modules/auth/password-hasher.js';
 import { createMetrics } from './plugins/metrics.js';
 import { migrateToLatest, openDatabase, type DatabaseOptions } from './storage/open-database.js';
 import { createStore } from './storage/store.js';
+import { buildModelRegistry } from './providers/build-registry.js';
+import { GenerationService } from './modules/generate/generation-service.js';
+import { languageCatalog } from './modules/generate/language-catalog.js';
+import { ProjectsService } from './modules/projects/projects-service.js';
+import { AgentsService } from './modules/agents/agents-service.js';
+import { RunsService } from './modules/runs/runs-service.js';
+import { RunExecutor } from './modules/runs/run-executor.js';
+import { RunQueue } from './modules/runs/run-queue.js';
+import { MemoryRunEventBus, RedisRunEventBus } from './modules/runs/run-events.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -37,6 +46,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   await keyRing.init();
   const auth = new AuthService(store, keyRing, new PasswordHasher(config.argon2MemoryKib), limits, revocations, config);
   await auth.restoreRevocations();
+  const rateLimiter = new RateLimiter(limits);
+  const models = await buildModelRegistry(config);
+  const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
+  const projects = new ProjectsService(store);
+  generation.attachProjects(projects);
+  const agents = new AgentsService(store, models);
+  const runEvents = redis ? new RedisRunEventBus(redis, `${prefix}run-events:`) : new MemoryRunEventBus();
+  const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), new RunQueue(config.runsPerAccount, config.runsTotal), runEvents);
   return {
     config,
     store,
@@ -47,12 +64,21 @@ export async function createContext(config: Config, options: ContextOptions = {}
     auth,
     credentials: new CredentialResolver(store, keyRing, revocations),
     apiKeys: new ApiKeysService(store, revocations),
-    rateLimiter: new RateLimiter(limits),
+    rateLimiter,
     metrics: createMetrics(),
+    models,
+    generation,
+    projects,
+    agents,
+    runs,
+    runEvents,
   };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.runs.shutdown();
+  await ctx.runEvents.close();
+  await ctx.models.close();
   await ctx.limits.close();
   await ctx.revocations.close();
   if (ctx.redis) await ctx.redis.quit().catch(() => ctx.redis?.disconnect());

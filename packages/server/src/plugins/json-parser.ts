@@ -10,7 +10,7 @@ import { AppError } from '../errors.js';
  */
 export function registerJsonParser(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string', bodyLimit: app.initialConfig.bodyLimit }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string', bodyLimit: app.initialConfig.bodyLimit }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {

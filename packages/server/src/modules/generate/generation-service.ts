@@ -1,0 +1,179 @@
+import type { GenerateBody, GenerationResult, LanguageInfo } from '@codeloom/protocol';
+import { AppError, notFound } from '../../errors.js';
+import type { RateLimiter } from '../../limits/rate-limiter.js';
+import { RateLimiter as Limiter } from '../../limits/rate-limiter.js';
+import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
+import { ProviderError, type ChatMessage, type FinishReason, type Usage } from '../../providers/provider.js';
+import { newId, nowIso } from '../../storage/ids.js';
+import type { Store } from '../../storage/store.js';
+import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
+import type { Principal } from '../auth/principal.js';
+import { paginate, type Page } from '../pagination.js';
+import { buildGenerationMessages, estimateTokens } from './generation-prompt.js';
+import { pickMainFile } from './main-file.js';
+import { parseFencedFiles } from './parse-fenced-files.js';
+
+export interface LanguageCatalog {
+  list(): LanguageInfo[];
+  /** Canonical id for an id or alias, case-insensitive. */
+  resolve(idOrAlias: string): string | undefined;
+  infer(prompt: string): string | undefined;
+}
+
+/** Saves files into a project; provided by the projects module. */
+export interface ProjectFileSink {
+  assertWritable(principal: Principal, projectId: string): Promise<void>;
+  saveFiles(principal: Principal, projectId: string, files: Array<{ path: string; content: string }>): Promise<void>;
+}
+
+export interface PreparedGeneration {
+  model: RegisteredModel;
+  language: string;
+  messages: ChatMessage[];
+  body: GenerateBody;
+  estimate: number;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Called with each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
+  onToken?: (text: string) => void | Promise<void>;
+  /** Extra text for the model (agents use their own system prompt). */
+  agentType?: string;
+}
+
+export class GenerationService {
+  private projects: ProjectFileSink | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly models: ModelRegistry,
+    private readonly limiter: RateLimiter,
+    readonly languages: LanguageCatalog,
+  ) {}
+
+  attachProjects(sink: ProjectFileSink): void {
+    this.projects = sink;
+  }
+
+  /** Validates the request against what is configured: 400s name the valid values. */
+  async prepare(principal: Principal, body: GenerateBody): Promise<PreparedGeneration> {
+    const requested = body.language ? this.languages.resolve(body.language) : (this.languages.infer(body.prompt) ?? 'typescript');
+    if (!requested) {
+      const valid = this.languages.list().map((l) => l.id);
+      throw new AppError('validation_failed', `Unknown language "${body.language}". Valid languages: ${valid.join(', ')}.`, { errors: [{ path: '/language', message: `must be one of: ${valid.join(', ')}` }] });
+    }
+    const modelId = body.model ?? this.models.default;
+    const model = this.models.find(modelId);
+    if (!model) {
+      throw new AppError('validation_failed', `Unknown model "${modelId}". Available models: ${this.models.ids().join(', ')}.`, { errors: [{ path: '/model', message: `must be one of: ${this.models.ids().join(', ')}` }] });
+    }
+    // The sandbox environment is always served by the deterministic sandbox model.
+    const effective = principal.environment === 'sandbox' ? this.models.find('sandbox')! : model;
+    if (body.project_id) {
+      if (!this.projects) throw notFound('project');
+      await this.projects.assertWritable(principal, body.project_id);
+    }
+    const messages = buildGenerationMessages(body.prompt, requested, body.context);
+    const prepared = { model: effective, language: requested, messages, body, estimate: estimateTokens(messages) };
+    await this.checkTokenBudget(principal, prepared.estimate + (body.max_tokens ?? 0));
+    return prepared;
+  }
+
+  /** 429 when the account's model tokens this minute would go past its plan's figure. */
+  async checkTokenBudget(principal: Principal, needed: number): Promise<void> {
+    if (principal.environment === 'sandbox') return;
+    const subject = Limiter.subjectFor(principal.user.id, principal.environment);
+    const left = await this.limiter.tokensLeft(subject, principal.org.plan);
+    if (left.remaining <= 0 || needed > left.remaining) {
+      const retryAfter = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
+      throw new AppError('rate_limited', `Tokens-per-minute limit of ${left.limit} reached (${left.remaining} left this minute, about ${needed} needed).`, {
+        headers: { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(left.limit), 'x-ratelimit-remaining': String(left.remaining), 'x-ratelimit-reset': String(left.resetAt) },
+      });
+    }
+  }
+
+  /** Runs the model (always streaming upstream, so a caller that leaves stops the spend), stores and returns the result. */
+  async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
+    const started = performance.now();
+    const pieces: string[] = [];
+    let usage: Usage | undefined;
+    let finishReason: FinishReason = 'stop';
+    try {
+      for await (const part of prepared.model.provider.stream({
+        model: prepared.model.upstreamId,
+        messages: prepared.messages,
+        ...(prepared.body.max_tokens !== undefined ? { maxTokens: prepared.body.max_tokens } : {}),
+        ...(prepared.body.temperature !== undefined ? { temperature: prepared.body.temperature } : {}),
+        hints: { language: prepared.language, ...(prepared.body.context ? { context: prepared.body.context as Record<string, string | number | boolean> } : {}), ...(options.agentType ? { agentType: options.agentType } : {}) },
+        ...(options.signal ? { signal: options.signal } : {}),
+      })) {
+        if (part.type === 'text') {
+          pieces.push(part.text);
+          if (options.onToken) await options.onToken(part.text);
+        } else {
+          usage = part.usage;
+          finishReason = part.finishReason;
+        }
+      }
+      if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
+    } catch (error) {
+      throw toAppError(error, options.signal);
+    } finally {
+      // Tokens spent are charged whether or not the caller stayed to read them.
+      const spent = usage ? usage.promptTokens + usage.completionTokens : prepared.estimate + pieces.length;
+      await this.charge(principal, spent);
+    }
+    const output = pieces.join('');
+    const files = parseFencedFiles(output, prepared.language);
+    const record: GenerationRecord = {
+      id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
+      model: prepared.model.id, language: prepared.language, prompt: prepared.body.prompt,
+      request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null },
+      output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
+      processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(),
+    };
+    if (prepared.body.project_id && this.projects) await this.projects.saveFiles(principal, prepared.body.project_id, files);
+    await this.store.generations.insert(record);
+    return toResult(record);
+  }
+
+  async get(principal: Principal, id: string): Promise<GenerationResult> {
+    const record = await this.store.generations.get(principal.user.id, principal.environment, id);
+    if (!record) throw notFound('generation');
+    return toResult(record);
+  }
+
+  async list(principal: Principal, page: number, limit: number): Promise<Page<GenerationResult>> {
+    const { rows, total } = await this.store.generations.list(principal.user.id, principal.environment, page, limit);
+    return paginate(rows.map(toResult), page, limit, total);
+  }
+
+  /** Charges model tokens to the account's per-minute budget (the sandbox uses none). */
+  async charge(principal: Principal, tokens: number): Promise<void> {
+    if (principal.environment === 'sandbox' || tokens <= 0) return;
+    await this.limiter.chargeTokens(Limiter.subjectFor(principal.user.id, principal.environment), principal.org.plan, tokens);
+  }
+}
+
+export function toResult(r: GenerationRecord): GenerationResult {
+  return {
+    id: r.id, code: r.code, language: r.language, model: r.model,
+    tokens_used: r.promptTokens + r.completionTokens, processing_time: r.processingMs / 1000,
+    files: r.files, output: r.output, usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens },
+    created_at: r.createdAt, prompt: r.prompt, project_id: r.projectId, finish_reason: r.finishReason,
+  };
+}
+
+export class CancelledError extends Error {
+  constructor() { super('The request was cancelled.'); this.name = 'CancelledError'; }
+}
+
+function toAppError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return new CancelledError();
+  if (error instanceof ProviderError) {
+    if (error.kind === 'cancelled') return new CancelledError();
+    return new AppError(error.kind, error.detail);
+  }
+  return error;
+}

@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamEvent } from '@codeloom/protocol';
+import { AppError } from '../../errors.js';
+import { ERROR_CODES } from '@codeloom/protocol';
+import { CancelledError } from './generation-service.js';
+
+/**
+ * Server-Sent Events for `"stream": true`. Frames are the WebSocket channel's
+ * frames, as JSON in `data:` under the same `event:` name. A write the client
+ * cannot take yet holds the model back (we stop pulling until 'drain'), and a
+ * client that leaves aborts the upstream call.
+ */
+export async function sendAsSse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (io: { signal: AbortSignal; onToken: (text: string) => Promise<void> | void }) => Promise<unknown>,
+): Promise<void> {
+  const raw = reply.raw;
+  const id = request.id;
+  const abort = new AbortController();
+  reply.hijack();
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  });
+  raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
+
+  const write = async (frame: StreamEvent) => {
+    if (raw.destroyed) return;
+    if (!raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) {
+      await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    }
+  };
+
+  try {
+    const result = await work({ signal: abort.signal, onToken: (text) => write({ event: 'token', id, data: text }) });
+    await write({ event: 'complete', id, data: result });
+  } catch (error) {
+    if (error instanceof CancelledError && abort.signal.aborted) {
+      request.log.info({ reqId: id }, 'client left a streamed generation; upstream aborted');
+    } else {
+      const problem = error instanceof AppError ? error : new AppError('internal_error');
+      if (!(error instanceof AppError)) request.log.error({ err: error }, 'streamed generation failed');
+      await write({ event: 'error', id, data: { status: ERROR_CODES[problem.code].status, code: problem.code, message: problem.message } });
+    }
+  } finally {
+    if (!raw.destroyed) raw.end();
+  }
+}

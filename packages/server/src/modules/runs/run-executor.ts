@@ -1,0 +1,192 @@
+import { PLANS, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
+import { AppError } from '../../errors.js';
+import type { ModelRegistry } from '../../providers/model-registry.js';
+import { ProviderError } from '../../providers/provider.js';
+import { nowIso } from '../../storage/ids.js';
+import type { Store } from '../../storage/store.js';
+import type { Principal } from '../auth/principal.js';
+import type { GenerationService } from '../generate/generation-service.js';
+import { parseFencedFiles } from '../generate/parse-fenced-files.js';
+import type { ProjectsService } from '../projects/projects-service.js';
+import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
+import type { RunEventBus } from './run-events.js';
+import { newStep, toRow, toRun, type RunState } from './run-record.js';
+
+export class RunCancelled extends Error {
+  constructor(readonly reason: 'cancelled' | 'interrupted') { super(reason); }
+}
+
+/**
+ * Carries out one run: its steps in order, each seeing the task, the
+ * requirements and the earlier outputs; a reviewer asking for changes sends
+ * the work back to the coder at most `maxIterations` times. Every change of
+ * state is saved before it is announced, so what a subscriber sees is what a
+ * GET returns.
+ */
+export class RunExecutor {
+  constructor(
+    private readonly store: Store,
+    private readonly models: ModelRegistry,
+    private readonly generation: GenerationService,
+    private readonly projects: ProjectsService,
+    private readonly events: RunEventBus,
+  ) {}
+
+  async execute(run: RunState, signal: AbortSignal): Promise<void> {
+    const principal = await this.principalFor(run);
+    run.status = 'running';
+    run.started_at = nowIso();
+    await this.save(run, { event: 'run_started', id: run.id, data: toRun(run) });
+    try {
+      for (let i = 0; i < run.steps.length; i++) {
+        if (signal.aborted) throw new RunCancelled(signalReason(signal));
+        await this.runStep(run, run.steps[i]!, principal, signal);
+      }
+      run.result = { files: collectFiles(run.steps), summary: summarize(run) };
+      if (run.project_id && run.result.files.length) await this.projects.saveFiles(principal, run.project_id, run.result.files);
+      this.finish(run, 'succeeded', null);
+      await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
+    } catch (error) {
+      const cancelled = error instanceof RunCancelled || signal.aborted;
+      const reason = cancelled ? signalReason(signal) : undefined;
+      const info = cancelled
+        ? { code: reason!, message: reason === 'cancelled' ? 'The run was cancelled.' : 'The server stopped while this run was in progress.' }
+        : errorInfo(error);
+      const failedAt = run.steps.find((s) => s.status === 'running');
+      if (failedAt) Object.assign(failedAt, { status: 'failed', finished_at: nowIso(), error: info });
+      for (const s of run.steps) if (s.status === 'pending') s.status = 'skipped';
+      this.finish(run, reason === 'cancelled' ? 'cancelled' : 'failed', { ...info, ...(failedAt ? { step: failedAt.index } : {}) });
+      const status = reason === 'cancelled' ? 499 : info.code === 'interrupted' ? 503 : statusOf(info.code);
+      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } });
+    }
+  }
+
+  private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal): Promise<void> {
+    await this.waitForBudget(principal, run.spec.maxTokens ?? 0, signal);
+    const model = run.environment === 'sandbox' ? this.models.find('sandbox')! : this.models.find(step.model);
+    if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
+    Object.assign(step, { status: 'running', started_at: nowIso() });
+    await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
+    const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
+    const pieces: string[] = [];
+    let tokens = 0;
+    try {
+      for await (const part of model.provider.stream({
+        model: model.upstreamId, messages, signal,
+        ...(run.spec.temperature !== undefined ? { temperature: run.spec.temperature } : {}),
+        ...(run.spec.maxTokens !== undefined ? { maxTokens: run.spec.maxTokens } : {}),
+        hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
+      })) {
+        if (part.type === 'text') {
+          pieces.push(part.text);
+          this.events.publish(run.id, { event: 'token', id: run.id, data: part.text, step: step.index } as StreamEvent);
+        } else {
+          tokens = part.usage.promptTokens + part.usage.completionTokens;
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw new RunCancelled(signalReason(signal));
+      if (error instanceof ProviderError && error.kind !== 'cancelled') throw new AppError(error.kind, error.detail);
+      throw error;
+    } finally {
+      const spent = tokens || Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4) + pieces.length;
+      step.tokens_used = spent;
+      run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0);
+      await this.generation.charge(principal, spent);
+    }
+    step.output = pieces.join('');
+    if (FILE_PRODUCERS.has(step.agent)) step.files = filesOf(step.agent, step.output, run.spec.language ?? 'typescript');
+    if (step.agent === 'reviewer') {
+      step.verdict = parseVerdict(step.output);
+      if (step.verdict === 'changes_requested') this.sendBack(run, step);
+    }
+    Object.assign(step, { status: 'succeeded', finished_at: nowIso() });
+    await this.save(run, { event: 'step_completed', id: run.id, data: { run_id: run.id, index: step.index, step } });
+  }
+
+  /** Inserts a coder revision and a fresh review right after this review, while revisions remain. */
+  private sendBack(run: RunState, review: RunStep): void {
+    const revisions = run.steps.filter((s) => s.agent === 'coder' && s.iteration > 0).length;
+    if (revisions >= run.spec.maxIterations) return;
+    const coder = [...run.steps.slice(0, review.index)].reverse().find((s) => s.agent === 'coder');
+    const iteration = review.iteration + 1;
+    run.steps.splice(review.index + 1, 0,
+      newStep(0, 'coder', coder?.model ?? review.model, iteration),
+      newStep(0, 'reviewer', review.model, iteration));
+    run.steps.forEach((s, i) => { s.index = i; });
+  }
+
+  /** A step that would go past the tokens-per-minute budget waits for the next window, once; then the run fails. */
+  private async waitForBudget(principal: Principal, needed: number, signal: AbortSignal): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.generation.checkTokenBudget(principal, needed);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'rate_limited' || attempt > 0) throw error;
+        const wait = Number(error.extra.headers?.['retry-after'] ?? 60) * 1000;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+        });
+        if (signal.aborted) throw new RunCancelled(signalReason(signal));
+      }
+    }
+  }
+
+  private finish(run: RunState, status: RunState['status'], error: RunState['error']) {
+    run.status = status;
+    run.error = error;
+    run.finished_at = nowIso();
+  }
+
+  private async save(run: RunState, event: StreamEvent): Promise<void> {
+    await this.store.runs.save(toRow(run));
+    this.events.publish(run.id, event);
+  }
+
+  private async principalFor(run: RunState): Promise<Principal> {
+    const account = await this.store.accounts.findById(run.userId);
+    if (!account) throw new AppError('not_found', 'The account of this run no longer exists.');
+    return { type: 'session', user: account.user, org: account.org, scopes: [...PLANS[account.org.plan].permissions], environment: run.environment };
+  }
+}
+
+function signalReason(signal: AbortSignal): 'cancelled' | 'interrupted' {
+  return signal.reason === 'interrupted' ? 'interrupted' : 'cancelled';
+}
+
+function errorInfo(error: unknown): { code: string; message: string } {
+  if (error instanceof AppError) return { code: error.code, message: error.message };
+  return { code: 'internal_error', message: 'The run failed because of an error on our side.' };
+}
+
+function statusOf(code: string): number {
+  return ({ upstream_error: 502, upstream_timeout: 504, service_unavailable: 503, rate_limited: 429, validation_failed: 400 } as Record<string, number>)[code] ?? 500;
+}
+
+/** A step's files. Prose without code blocks is a file only for the documenter (its README); an architect's design is files only when fenced. */
+function filesOf(agent: RunStep['agent'], output: string, language: string): GeneratedFile[] {
+  if (output.includes('```')) return parseFencedFiles(output, language);
+  if (agent === 'documenter') return [{ path: 'README.md', content: output }];
+  if (agent === 'architect' || !output.trim()) return [];
+  return parseFencedFiles(output, language);
+}
+
+/** Files of coder, tester and documenter steps (and an architect's design file); a later step's file replaces an earlier one at the same path. */
+export function collectFiles(steps: RunStep[]): GeneratedFile[] {
+  const byPath = new Map<string, GeneratedFile>();
+  for (const s of steps) if (s.status === 'succeeded') for (const f of s.files ?? []) byPath.set(f.path, f);
+  return [...byPath.values()];
+}
+
+function summarize(run: RunState): string {
+  const done = run.steps.filter((s) => s.status === 'succeeded');
+  const revisions = done.filter((s) => s.agent === 'coder' && s.iteration > 0).length;
+  const verdict = [...done].reverse().find((s) => s.agent === 'reviewer')?.verdict;
+  const files = run.result?.files.length ?? collectFiles(run.steps).length;
+  return [
+    `${done.length} step${done.length === 1 ? '' : 's'} (${done.map((s) => s.agent).join(' → ')}) produced ${files} file${files === 1 ? '' : 's'}.`,
+    ...(revisions ? [`The reviewer sent the work back ${revisions} time${revisions === 1 ? '' : 's'}.`] : []),
+    ...(verdict ? [`Final review: ${verdict === 'approve' ? 'approved' : 'changes still requested (revision limit reached)'}.`] : []),
+  ].join(' ');
+}

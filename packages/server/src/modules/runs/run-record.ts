@@ -1,0 +1,49 @@
+import type { Environment, Run, RunStatus, RunStep } from '@codeloom/protocol';
+import type { RunsTable } from '../../storage/database.js';
+import type { AgentType } from '@codeloom/protocol';
+
+/** What a run executes, frozen when it is created: deleting the workflow later does not change a run. */
+export interface RunSpec {
+  agents: Array<{ type: AgentType; model: string }>;
+  maxIterations: number;
+  temperature?: number;
+  maxTokens?: number;
+  language?: string;
+}
+
+/** A run as the executor holds it: the API shape plus its owner and spec. */
+export interface RunState extends Run {
+  userId: string;
+  environment: Environment;
+  spec: RunSpec;
+}
+
+export function fromRow(row: RunsTable): RunState {
+  return {
+    id: row.id, status: row.status as RunStatus, workflow_id: row.workflow_id, agent_id: row.agent_id, project_id: row.project_id,
+    task: row.task, requirements: JSON.parse(row.requirements) as Run['requirements'], steps: JSON.parse(row.steps) as RunStep[],
+    result: row.result ? (JSON.parse(row.result) as Run['result']) : null, tokens_used: Number(row.tokens_used),
+    error: row.error ? (JSON.parse(row.error) as Run['error']) : null, created_at: row.created_at, started_at: row.started_at,
+    finished_at: row.finished_at, userId: row.user_id, environment: row.environment as Environment, spec: JSON.parse(row.spec) as RunSpec,
+  };
+}
+
+export function toRow(s: RunState): RunsTable {
+  return {
+    id: s.id, user_id: s.userId, environment: s.environment, workflow_id: s.workflow_id, agent_id: s.agent_id, project_id: s.project_id,
+    status: s.status, task: s.task, requirements: JSON.stringify(s.requirements), spec: JSON.stringify(s.spec), steps: JSON.stringify(s.steps),
+    result: s.result ? JSON.stringify(s.result) : null, tokens_used: s.tokens_used, error: s.error ? JSON.stringify(s.error) : null,
+    created_at: s.created_at, started_at: s.started_at, finished_at: s.finished_at,
+  };
+}
+
+export function toRun(s: RunState): Run {
+  const { userId: _u, environment: _e, spec: _s, ...run } = s;
+  return run;
+}
+
+export const isFinished = (status: RunStatus) => status === 'succeeded' || status === 'failed' || status === 'cancelled';
+
+export function newStep(index: number, agent: AgentType, model: string, iteration: number): RunStep {
+  return { index, agent, model, status: 'pending', output: '', tokens_used: 0, started_at: null, finished_at: null, iteration, error: null };
+}

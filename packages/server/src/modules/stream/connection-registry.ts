@@ -1,0 +1,32 @@
+import type { StreamConnection } from './stream-connection.js';
+
+/** Open channel connections: counted per account, and reached all at once on shutdown. */
+export class ConnectionRegistry {
+  private readonly all = new Set<StreamConnection>();
+  private readonly perAccount = new Map<string, number>();
+
+  constructor(readonly maxPerAccount: number) {}
+
+  /** false when the account already has its maximum of open connections. */
+  claim(accountKey: string): boolean {
+    const n = this.perAccount.get(accountKey) ?? 0;
+    if (n >= this.maxPerAccount) return false;
+    this.perAccount.set(accountKey, n + 1);
+    return true;
+  }
+
+  release(accountKey: string): void {
+    const n = (this.perAccount.get(accountKey) ?? 1) - 1;
+    if (n <= 0) this.perAccount.delete(accountKey);
+    else this.perAccount.set(accountKey, n);
+  }
+
+  add(c: StreamConnection): void { this.all.add(c); }
+  delete(c: StreamConnection): void { this.all.delete(c); }
+  get size(): number { return this.all.size; }
+  connections(): Iterable<StreamConnection> { return this.all; }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.all].map((c) => c.shutdown()));
+  }
+}

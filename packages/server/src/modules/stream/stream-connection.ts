@@ -1,0 +1,220 @@
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { ERROR_CODES, type StreamEvent } from '@codeloom/protocol';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { RateLimiter } from '../../limits/rate-limiter.js';
+import type { Principal } from '../auth/principal.js';
+import { CancelledError } from '../generate/generation-service.js';
+import type { ConnectionRegistry } from './connection-registry.js';
+import { FRAME_TYPES, MAX_FRAME_BYTES, frameErrors, type GenerateFrame } from './stream-frames.js';
+
+export interface ChannelSettings {
+  authTimeoutMs: number;
+  maxConcurrentPerConnection: number;
+}
+
+type ErrorData = { status: number; code: string; message: string; [k: string]: unknown };
+
+/** One WebSocket client: authentication, multiplexed generations, run subscriptions, backpressure. */
+export class StreamConnection {
+  readonly id = `con_${randomBytes(9).toString('base64url')}`;
+  private principal: Principal | null;
+  private accountKey: string | undefined;
+  private readonly inflight = new Map<string, AbortController>();
+  private readonly subscriptions = new Map<string, () => void>();
+  private authTimer: NodeJS.Timeout | undefined;
+  private shuttingDown = false;
+  private nextId = 0;
+  alive = true;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly request: FastifyRequest,
+    private readonly ctx: AppContext,
+    private readonly registry: ConnectionRegistry,
+    private readonly settings: ChannelSettings,
+  ) {
+    this.principal = request.principal;
+  }
+
+  start(): void {
+    this.registry.add(this);
+    this.ws.on('message', (data, isBinary) => { void this.onMessage(data as Buffer, isBinary); });
+    this.ws.on('close', () => this.cleanup());
+    this.ws.on('pong', () => { this.alive = true; });
+    this.ws.on('error', () => this.cleanup());
+    if (this.principal) return this.authenticated();
+    if (this.request.headers.authorization) return this.refuse('The Authorization header does not hold a valid credential.');
+    this.authTimer = setTimeout(() => this.refuse('No auth message within 10 seconds.'), this.settings.authTimeoutMs);
+  }
+
+  private authenticated(): void {
+    const p = this.principal!;
+    this.accountKey = RateLimiter.subjectFor(p.user.id, p.environment);
+    if (!this.registry.claim(this.accountKey)) {
+      this.accountKey = undefined;
+      this.sendNow({ event: 'error', data: { status: 429, code: 'rate_limited', message: `At most ${this.registry.maxPerAccount} open streaming connections per account; close one first.` } });
+      this.ws.close(4429, 'too many connections');
+      return;
+    }
+    this.sendNow({ event: 'connected', data: { connection_id: this.id, user_id: p.user.id } });
+  }
+
+  private refuse(reason: string): void {
+    this.sendNow({ event: 'error', data: { status: 401, code: 'unauthorized', message: reason } });
+    this.ws.close(4401, 'unauthorized');
+  }
+
+  private async onMessage(data: Buffer, isBinary: boolean): Promise<void> {
+    if (isBinary || data.length > MAX_FRAME_BYTES) {
+      const problem = isBinary ? problemData('validation_failed', 'Frames are JSON text; binary frames are not accepted.') : problemData('payload_too_large', `Frames are limited to ${MAX_FRAME_BYTES} bytes.`);
+      return this.sendNow({ event: 'error', data: problem });
+    }
+    let frame: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(data.toString('utf8'));
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      frame = parsed as Record<string, unknown>;
+    } catch {
+      return this.sendNow({ event: 'error', data: problemData('malformed_json', 'A frame must be a JSON object.') });
+    }
+    const type = frame.type;
+    const id = typeof frame.id === 'string' ? frame.id : undefined;
+    if (typeof type !== 'string' || !FRAME_TYPES.includes(type as never)) {
+      return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: { ...problemData('validation_failed', `Unknown frame type ${JSON.stringify(type ?? null)}; use one of ${FRAME_TYPES.join(', ')}.`), errors: [{ path: '/type', message: `must be one of: ${FRAME_TYPES.join(', ')}` }] } });
+    }
+    if (type === 'ping') return this.sendNow({ event: 'pong' });
+    const errors = frameErrors(type as 'auth', frame);
+    if (errors) return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: { ...problemData('validation_failed', `The ${type} frame does not match the schema.`), errors } });
+    if (type === 'auth') return this.onAuth(frame.token as string);
+    if (!this.principal) return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: problemData('unauthorized', 'Authenticate first: {"type":"auth","token":"…"}.') });
+    if (type === 'cancel') return this.onCancel(frame.id as string);
+    if (type === 'subscribe') return this.onSubscribe(frame.run_id as string);
+    return this.onGenerate(frame as unknown as GenerateFrame);
+  }
+
+  private async onAuth(token: string): Promise<void> {
+    if (this.principal) return this.sendNow({ event: 'error', data: problemData('conflict', 'This connection is already authenticated.') });
+    clearTimeout(this.authTimer);
+    try {
+      this.principal = await this.ctx.credentials.resolve(`Bearer ${token}`, this.request.headers['x-environment'] as string | undefined);
+    } catch (error) {
+      return this.refuse(error instanceof AppError ? error.message : 'Invalid credential.');
+    }
+    this.authenticated();
+  }
+
+  private onCancel(id: string): void {
+    const controller = this.inflight.get(id);
+    if (!controller) return this.sendNow({ event: 'error', id, data: problemData('not_found', `No generation ${id} is running on this connection.`) });
+    controller.abort();
+  }
+
+  private async onSubscribe(runId: string): Promise<void> {
+    if (this.subscriptions.has(runId)) return;
+    try {
+      const unsubscribe = await this.ctx.runs.subscribe(this.principal!, runId, (event) => this.sendNow(event));
+      if (this.ws.readyState !== this.ws.OPEN) return unsubscribe();
+      this.subscriptions.set(runId, unsubscribe);
+    } catch (error) {
+      this.sendNow({ event: 'error', id: runId, data: toErrorData(error) });
+    }
+  }
+
+  private async onGenerate(frame: GenerateFrame): Promise<void> {
+    const principal = this.principal!;
+    if (!principal.scopes.includes('write:code')) {
+      this.sendNow({ event: 'error', ...(frame.id ? { id: frame.id } : {}), data: problemData('insufficient_scope', 'Generating needs the write:code permission, which this credential does not have.') });
+      this.ws.close(4403, 'insufficient_scope');
+      return;
+    }
+    const id = frame.id ?? `r_${this.id.slice(4, 10)}_${++this.nextId}`;
+    if (this.inflight.has(id)) return this.sendNow({ event: 'error', id, data: problemData('conflict', `A generation with id ${id} is already running on this connection.`) });
+    if (this.inflight.size >= this.settings.maxConcurrentPerConnection) {
+      return this.sendNow({ event: 'error', id, data: problemData('rate_limited', `At most ${this.settings.maxConcurrentPerConnection} generations may run at once on one connection.`) });
+    }
+    const controller = new AbortController();
+    this.inflight.set(id, controller);
+    try {
+      const admission = await this.ctx.rateLimiter.admit(RateLimiter.subjectFor(principal.user.id, principal.environment), principal.org.plan);
+      if (!admission.allowed) {
+        const r = admission.report!;
+        throw new AppError('rate_limited', admission.refusedBy, { headers: { 'retry-after': String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))), 'x-ratelimit-limit': String(r.limit), 'x-ratelimit-remaining': String(r.remaining), 'x-ratelimit-reset': String(r.resetAt) } });
+      }
+      const { type: _t, id: _i, streamTokens, stream: _s, ...body } = frame;
+      const prepared = await this.ctx.generation.prepare(principal, body);
+      const result = await this.ctx.generation.run(principal, prepared, {
+        signal: controller.signal,
+        ...(streamTokens === false ? {} : { onToken: (text: string) => this.send({ event: 'token', id, data: text }) }),
+      });
+      this.sendNow({ event: 'complete', id, data: result });
+    } catch (error) {
+      if (this.ws.readyState !== this.ws.OPEN) return;
+      if (error instanceof CancelledError || controller.signal.aborted) {
+        const code = this.shuttingDown ? 'shutting_down' : 'cancelled';
+        this.sendNow({ event: 'error', id, data: problemData(code, code === 'cancelled' ? `Generation ${id} was cancelled; the model call was aborted.` : undefined) });
+      } else {
+        if (!(error instanceof AppError)) this.request.log.error({ err: error }, 'channel generation failed');
+        this.sendNow({ event: 'error', id, data: toErrorData(error) });
+      }
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+
+  /** Sends and, when the client is not keeping up, waits for the socket to drain before the next token is pulled. */
+  private async send(frame: StreamEvent): Promise<void> {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(frame));
+    const socket = (this.ws as unknown as { _socket?: Socket })._socket;
+    if (socket?.writableNeedDrain) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+  }
+
+  private sendNow(frame: StreamEvent): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  heartbeat(): void {
+    if (!this.alive) { this.ws.terminate(); return; }
+    this.alive = false;
+    if (this.ws.readyState === this.ws.OPEN) this.ws.ping();
+  }
+
+  /** Server stop: every running generation ends with `shutting_down`, then the socket closes with 1001. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    const pending = [...this.inflight.values()];
+    for (const c of pending) c.abort();
+    const deadline = Date.now() + 2_000;
+    while (this.inflight.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(1001, 'server shutting down');
+  }
+
+  private cleanup(): void {
+    clearTimeout(this.authTimer);
+    for (const c of this.inflight.values()) c.abort();
+    for (const unsubscribe of this.subscriptions.values()) unsubscribe();
+    this.subscriptions.clear();
+    if (this.accountKey) this.registry.release(this.accountKey);
+    this.accountKey = undefined;
+    this.registry.delete(this);
+  }
+}
+
+function problemData(code: keyof typeof ERROR_CODES, message?: string): ErrorData {
+  return { status: ERROR_CODES[code].status, code, message: message ?? ERROR_CODES[code].detail };
+}
+
+function toErrorData(error: unknown): ErrorData {
+  if (!(error instanceof AppError)) return problemData('internal_error');
+  const data: ErrorData = problemData(error.code, error.message);
+  if (error.extra.errors) data.errors = error.extra.errors;
+  const h = error.extra.headers ?? {};
+  if (h['retry-after']) data.retry_after = Number(h['retry-after']);
+  if (h['x-ratelimit-limit']) data.rate_limit = { limit: Number(h['x-ratelimit-limit']), remaining: Number(h['x-ratelimit-remaining']), reset: Number(h['x-ratelimit-reset']) };
+  return data;
+}

@@ -1,0 +1,42 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { GenerateBodySchema } from '@codeloom/protocol';
+import { validatorCompiler } from '../../plugins/validation.js';
+import { toValidationErrors } from '../../plugins/validation.js';
+
+/** Largest client frame we read (a 32,000-character prompt fits with room to spare). */
+export const MAX_FRAME_BYTES = 256 * 1024;
+/** Frames above this are refused by ws itself, which closes the socket with 1009. */
+export const HARD_FRAME_LIMIT = 4 * 1024 * 1024;
+
+const RequestId = Type.String({ minLength: 1, maxLength: 128 });
+
+export const GenerateFrameSchema = Type.Object({
+  type: Type.Literal('generate'),
+  id: Type.Optional(RequestId),
+  streamTokens: Type.Optional(Type.Boolean()),
+  ...GenerateBodySchema.properties,
+  stream: Type.Optional(Type.Boolean({ description: 'ignored on the channel' })),
+});
+export type GenerateFrame = Static<typeof GenerateFrameSchema>;
+
+const CancelFrameSchema = Type.Object({ type: Type.Literal('cancel'), id: RequestId });
+const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const AuthFrameSchema = Type.Object({ type: Type.Literal('auth'), token: Type.String({ minLength: 1, maxLength: 4096 }) });
+
+const compile = (schema: object) => validatorCompiler({ schema, httpPart: 'body' });
+export const FRAME_VALIDATORS = {
+  generate: compile(GenerateFrameSchema),
+  cancel: compile(CancelFrameSchema),
+  subscribe: compile(SubscribeFrameSchema),
+  auth: compile(AuthFrameSchema),
+} as const;
+
+export type FrameType = keyof typeof FRAME_VALIDATORS | 'ping';
+export const FRAME_TYPES: FrameType[] = ['auth', 'generate', 'cancel', 'subscribe', 'ping'];
+
+/** null when valid, else the validation errors in the problem-document shape. */
+export function frameErrors(type: keyof typeof FRAME_VALIDATORS, frame: unknown) {
+  const validate = FRAME_VALIDATORS[type];
+  if (validate(frame)) return null;
+  return toValidationErrors((validate.errors ?? []) as never);
+}

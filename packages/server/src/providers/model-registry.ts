@@ -1,0 +1,47 @@
+import type { ModelInfo } from '@codeloom/protocol';
+import type { ModelProvider } from './provider.js';
+
+export interface RegisteredModel {
+  /** The id callers use. */
+  id: string;
+  /** What the upstream calls it. */
+  upstreamId: string;
+  provider: ModelProvider;
+  description: string;
+}
+
+/** Model ids → providers, built once from the configuration. */
+export class ModelRegistry {
+  private readonly models = new Map<string, RegisteredModel>();
+  private defaultId = 'sandbox';
+
+  register(model: RegisteredModel): void {
+    this.models.set(model.id, model);
+  }
+
+  setDefault(id: string): void {
+    if (!this.models.has(id)) throw new Error(`CODELOOM_DEFAULT_MODEL: unknown model "${id}"; configured: ${this.ids().join(', ')}`);
+    this.defaultId = id;
+  }
+
+  get default(): string {
+    return this.defaultId;
+  }
+
+  find(id: string): RegisteredModel | undefined {
+    return this.models.get(id);
+  }
+
+  ids(): string[] {
+    return [...this.models.keys()];
+  }
+
+  list(): ModelInfo[] {
+    return [...this.models.values()].map((m) => ({ id: m.id, provider: m.provider.name, default: m.id === this.defaultId, description: m.description }));
+  }
+
+  async close(): Promise<void> {
+    const providers = new Set([...this.models.values()].map((m) => m.provider));
+    await Promise.all([...providers].map((p) => p.close?.()));
+  }
+}

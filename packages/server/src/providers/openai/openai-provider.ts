@@ -1,0 +1,134 @@
+/**
+ * ModelProvider for any OpenAI-compatible chat-completions server (OpenAI,
+ * vLLM, Ollama, llama.cpp server, LM Studio, ...).
+ *
+ * Hand-written over fetch instead of @ai-sdk/openai-compatible: we need exact
+ * control over abort, idle timeouts, retry-before-first-token and error
+ * mapping, and the per-request overhead must stay far below the gateway's
+ * 0.3 ms budget — see upstream-http.ts for the details. The wire format is
+ * the one every compatible server implements: POST {base}/chat/completions.
+ */
+import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
+import { ProviderError } from '../provider.js';
+import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from './upstream-http.js';
+
+export type { HttpProviderOptions } from './upstream-http.js';
+export type OpenAIProviderOptions = HttpProviderOptions;
+
+/**
+ * Accepts the base URL with or without the version segment: a bare origin
+ * (http://localhost:11434) gets /v1, anything with a path is used as given
+ * (https://api.groq.com/openai/v1, .../v1beta/openai).
+ */
+export function openAIEndpoint(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path === '' ? '/v1' : path}/chat/completions`;
+}
+
+export function mapOpenAIFinish(reason: unknown): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return 'other'; // tool_calls, function_call, vendor extensions
+  }
+}
+
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+}
+
+function toUsage(u: WireUsage | undefined | null): Usage {
+  return { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0 };
+}
+
+interface ChatCompletion {
+  choices?: Array<{ message?: { content?: string | null }; finish_reason?: string | null }>;
+  usage?: WireUsage;
+  error?: unknown;
+}
+
+function parseCompletion(json: unknown): GenerateOutput {
+  const body = json as ChatCompletion;
+  const choice = body?.choices?.[0];
+  if (!choice) throw new ProviderError('upstream_error', 'the provider sent a response without choices', false);
+  return { text: choice.message?.content ?? '', usage: toUsage(body.usage), finishReason: mapOpenAIFinish(choice.finish_reason) };
+}
+
+interface ChatChunk {
+  choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
+  usage?: WireUsage | null;
+  error?: unknown;
+}
+
+/**
+ * Usage arrives in a trailing chunk with empty `choices` (OpenAI, vLLM) or
+ * alongside finish_reason (llama.cpp); keep whatever came last. The stream
+ * is complete at `data: [DONE]`, or at a clean EOF after a finish_reason.
+ */
+class OpenAIDecoder implements StreamDecoder {
+  ended = false;
+  private finish: string | null | undefined;
+  private usage: WireUsage | undefined;
+
+  constructor(private readonly apiKey: string) {}
+
+  onEvent(event: SseEvent): string | undefined {
+    if (event.data === '[DONE]') {
+      this.ended = true;
+      return undefined;
+    }
+    const chunk = JSON.parse(event.data) as ChatChunk;
+    // Mid-stream failures (vLLM, OpenRouter) arrive as a data chunk carrying `error`.
+    if (chunk.error) throw inBandError(event.data, this.apiKey);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return undefined;
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    return choice.delta?.content ?? undefined;
+  }
+
+  outcome(): { usage: Usage; finishReason: FinishReason } | undefined {
+    if (!this.ended && !this.finish) return undefined;
+    return { usage: toUsage(this.usage), finishReason: mapOpenAIFinish(this.finish) };
+  }
+}
+
+export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
+  const url = openAIEndpoint(options.baseUrl);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  // Local servers (Ollama, llama.cpp) need no key; sending "Bearer " would confuse some proxies.
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+
+  const spec = (o: ModelCallOptions, stream: boolean): CallSpec => {
+    const body: Record<string, unknown> = { model: o.model, messages: o.messages.map((m) => ({ role: m.role, content: m.content })) };
+    // max_tokens rather than max_completion_tokens: it is what vLLM, Ollama,
+    // llama.cpp and LM Studio understand, and OpenAI still accepts it for chat models.
+    if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
+    if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (stream) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    }
+    return { url, headers, body };
+  };
+
+  return {
+    name: 'openai',
+    generate(o) {
+      return runGenerate({ options, signal: o.signal, spec: spec(o, false) }, parseCompletion);
+    },
+    stream(o): AsyncIterable<StreamPart> {
+      return runStream({ options, signal: o.signal, spec: spec(o, true) }, () => new OpenAIDecoder(options.apiKey), parseCompletion);
+    },
+    async close() {
+      // Sockets belong to the shared fetch dispatcher; nothing of ours to release.
+    },
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * HTTP plumbing shared by the OpenAI-compatible and Anthropic providers:
+ * one upstream call with caller-abort and an idle watchdog, SSE framing,
+ * and the mapping of every way a vendor can fail onto ProviderError.
+ * (It lives under openai/ only because of how file ownership was split;
+ * the Anthropic provider imports it from here.)
+ *
+ * Why hand-written rather than the AI SDK's doGenerate/doStream: the SDK
+ * swallows the distinction we need between "timed out", "caller went away"
+ * and "socket reset" (all surface as AbortError/APICallError), has no idle
+ * timeout between stream chunks, and validates every chunk with zod through
+ * a pipeline of TransformStreams: measured against the fake vendors, its
+ * doStream added 0.3 ms (OpenAI) to 0.9 ms (Anthropic) per streamed request
+ * over this code, more than the gateway's whole 0.3 ms budget (doGenerate was
+ * on par). Both vendors' wire formats are small enough to own.
+ */
+import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provider.js';
+import { ProviderError } from '../provider.js';
+import { UpstreamError, cancelledError, parseRetryAfter, withRetry } from '../retry.js';
+import { SseReader, type SseEvent } from './sse.js';
+
+export type { SseEvent } from './sse.js';
+
+export interface HttpProviderOptions {
+  /** e.g. https://api.openai.com/v1, http://localhost:11434/v1, https://api.anthropic.com */
+  baseUrl: string;
+  apiKey: string;
+  /** Longest wait for the first byte, and for each gap between stream chunks. */
+  timeoutMs: number;
+  /** Retries after the first attempt for transient failures (429, 5xx, resets). */
+  maxRetries: number;
+  fetch?: typeof globalThis.fetch;
+  /** Backoff tuning (see retry.ts); defaults 250 ms and 8 s. */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+}
+
+/** One attempt: owns the AbortController the fetch uses, the watchdog and the caller-signal link. */
+export class UpstreamCall {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort = () => this.controller.abort();
+  /** True while we are blocked on the upstream (not while the consumer holds a part). */
+  private waiting = true;
+  timedOut = false;
+  /** Set once a 200 stream's body is being read: a network failure from then on is a cut stream. */
+  streaming = false;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    // One timer per call, re-armed with refresh(): cheaper than clear/set per chunk.
+    this.timer = setTimeout(() => {
+      if (!this.waiting) return void this.timer.refresh();
+      this.timedOut = true;
+      this.controller.abort();
+    }, timeoutMs).unref();
+    caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** About to block on the upstream: restart the idle window. */
+  wait(): void {
+    this.waiting = true;
+    this.timer.refresh();
+  }
+
+  /** Got something; the consumer's own pace must not count as upstream idleness. */
+  idle(): void {
+    this.waiting = false;
+  }
+
+  /** Always safe: aborting a fully read response is a no-op, an unread one frees the socket. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+    this.controller.abort();
+  }
+
+  /** Maps whatever was thrown while talking to the upstream; `delivered` = text parts already given to the caller. */
+  classify(err: unknown, delivered: number): ProviderError {
+    if (this.timedOut) {
+      return new ProviderError(
+        'upstream_timeout',
+        delivered > 0
+          ? `the provider's stream stalled for more than ${this.timeoutMs} ms after ${delivered} tokens`
+          : `the provider did not answer within ${this.timeoutMs} ms`,
+        false,
+      );
+    }
+    if (this.caller?.aborted) return cancelledError();
+    if (err instanceof ProviderError) {
+      // Once tokens reached the client nobody can retry this call transparently.
+      if (delivered === 0 || !err.retryable) return err;
+      return new ProviderError(err.kind, `${err.detail} (after ${delivered} tokens)`, false, err.upstreamStatus);
+    }
+    if (err === ENDED_EARLY) return streamCut(delivered);
+    if (err instanceof SyntaxError) {
+      const after = delivered > 0 ? ` after ${delivered} tokens` : '';
+      return new ProviderError('upstream_error', `the provider sent a malformed response${after}`, false);
+    }
+    if (delivered > 0 || this.streaming) return streamCut(delivered);
+    return networkError(err);
+  }
+}
+
+/** Thrown when a stream's body ends cleanly but without the vendor's end marker. */
+const ENDED_EARLY = new Error('stream ended without an end marker');
+
+export function streamCut(delivered: number): ProviderError {
+  return delivered > 0
+    ? new ProviderError('upstream_error', `the provider's stream was cut after ${delivered} tokens`, false)
+    : new ProviderError('upstream_error', "the provider's stream was cut before any output", true);
+}
+
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+const NOT_RETRYABLE_CODES = new Set(['ENOTFOUND', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+function networkError(err: unknown): ProviderError {
+  const code = errorCode(err);
+  if (code === 'ECONNREFUSED') return new ProviderError('service_unavailable', 'could not connect to the provider (connection refused)', true);
+  if (code && NOT_RETRYABLE_CODES.has(code)) return new ProviderError('upstream_error', `could not reach the provider (${code})`, false);
+  // undici reports resets as TypeError "fetch failed"/"terminated" with a SocketError cause.
+  return new ProviderError('upstream_error', `the provider's connection failed (${code ?? 'connection reset'})`, true);
+}
+
+/** Keeps an upstream message useful but free of anything that looks like a credential. */
+export function sanitize(message: string, apiKey: string): string {
+  let out = message;
+  if (apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
+  out = out
+    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_*.-]{6,}/g, '[redacted]')
+    .replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return out.length > 200 ? `${out.slice(0, 197)}...` : out;
+}
+
+function upstreamMessage(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
+    const e = parsed.error;
+    if (typeof e === 'string') return e; // Ollama, some llama.cpp builds
+    if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON: never echo raw bodies, they may be proxy pages carrying anything
+  }
+  return undefined;
+}
+
+/** The error for a non-2xx upstream answer; also used for in-band (mid-stream) vendor errors. */
+export function errorForStatus(status: number, body: string, apiKey: string, retryAfter?: string | null): UpstreamError {
+  const message = upstreamMessage(body);
+  const said = message ? `: ${sanitize(message, apiKey)}` : '';
+  const hint = parseRetryAfter(retryAfter);
+  if (status === 401 || status === 403) {
+    return new UpstreamError('upstream_error', `the provider rejected Codeloom's credentials (HTTP ${status})`, false, status);
+  }
+  if (status === 503 || status === 529) {
+    return new UpstreamError('service_unavailable', `the provider is overloaded or unavailable (HTTP ${status})${said}`, true, status, hint);
+  }
+  if (status === 429) return new UpstreamError('upstream_error', `the provider is rate limiting Codeloom (HTTP 429)${said}`, true, status, hint);
+  if (status >= 500 || status === 408 || status === 409) {
+    return new UpstreamError('upstream_error', `the provider failed (HTTP ${status})${said}`, true, status, hint);
+  }
+  return new UpstreamError('upstream_error', `the provider rejected the request (HTTP ${status})${said}`, false, status);
+}
+
+/** An error the vendor reported inside a 200 stream; `status` is the HTTP status its type corresponds to, if known. */
+export function inBandError(body: string, apiKey: string, status?: number): UpstreamError {
+  if (status !== undefined) return errorForStatus(status, body, apiKey);
+  const message = upstreamMessage(body);
+  return new UpstreamError('upstream_error', `the provider reported an error mid-stream${message ? `: ${sanitize(message, apiKey)}` : ''}`, true);
+}
+
+/** Vendor-specific part of a stream: turns SSE events into text and a final outcome. */
+export interface StreamDecoder {
+  /** Returns text to emit (may be empty/undefined). Throws for in-band vendor errors. */
+  onEvent(event: SseEvent): string | undefined;
+  /** Set once the vendor's end marker arrived. */
+  readonly ended: boolean;
+  /** The outcome once the stream legitimately finished; undefined means it was cut. */
+  outcome(): { usage: Usage; finishReason: FinishReason } | undefined;
+}
+
+export interface CallSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+interface Runner {
+  options: HttpProviderOptions;
+  signal: AbortSignal | undefined;
+  spec: CallSpec;
+}
+
+function retryOptions(r: Runner) {
+  return { maxRetries: r.options.maxRetries, baseDelayMs: r.options.retryBaseDelayMs, maxDelayMs: r.options.retryMaxDelayMs, signal: r.signal };
+}
+
+async function send(r: Runner, call: UpstreamCall): Promise<Response> {
+  const doFetch = r.options.fetch ?? globalThis.fetch;
+  const res = await doFetch(r.spec.url, { method: 'POST', headers: r.spec.headers, body: JSON.stringify(r.spec.body), signal: call.signal });
+  if (res.ok) return res;
+  const body = await res.text().catch(() => '');
+  throw errorForStatus(res.status, body, r.options.apiKey, res.headers.get('retry-after'));
+}
+
+/** Non-streaming call with retries; `parse` turns the vendor JSON into our output (throw on nonsense). */
+export function runGenerate(r: Runner, parse: (json: unknown) => GenerateOutput): Promise<GenerateOutput> {
+  return withRetry(async () => {
+    const call = new UpstreamCall(r.options.timeoutMs, r.signal);
+    try {
+      const res = await send(r, call);
+      call.wait(); // headers arrived: the body gets a fresh window
+      return parse(JSON.parse(await res.text()));
+    } catch (err) {
+      throw call.classify(err, 0);
+    } finally {
+      call.dispose();
+    }
+  }, retryOptions(r));
+}
+
+/**
+ * Streaming call. Everything up to and including the first part is one
+ * retryable attempt (a cut before any output is as good as a failed request);
+ * after that, failures are final and reported with how far the stream got.
+ */
+export async function* runStream(
+  r: Runner,
+  decoder: () => StreamDecoder,
+  parseJson: (json: unknown) => GenerateOutput,
+): AsyncGenerator<StreamPart> {
+  let call!: UpstreamCall;
+  let source!: () => Promise<StreamPart>;
+  let first = await withRetry(async () => {
+    call = new UpstreamCall(r.options.timeoutMs, r.signal);
+    try {
+      const res = await send(r, call);
+      if (!res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        // Some OpenAI-compatible servers ignore `stream: true`; accept their JSON answer.
+        call.wait();
+        const out = parseJson(JSON.parse(await res.text()));
+        const parts: StreamPart[] = [{ type: 'finish', usage: out.usage, finishReason: out.finishReason }];
+        if (out.text) parts.unshift({ type: 'text', text: out.text });
+        source = async () => parts.shift()!;
+        return source();
+      }
+      call.streaming = true;
+      const sse = new SseReader(res.body.getReader(), call);
+      const dec = decoder();
+      source = async () => {
+        for (;;) {
+          const event = await sse.next();
+          if (event === null || dec.ended) {
+            const outcome = dec.outcome();
+            if (!outcome) throw ENDED_EARLY;
+            return { type: 'finish', ...outcome };
+          }
+          const text = dec.onEvent(event);
+          if (text) return { type: 'text', text };
+          if (dec.ended) return { type: 'finish', ...dec.outcome()! };
+        }
+      };
+      return await source();
+    } catch (err) {
+      call.dispose();
+      throw call.classify(err, 0);
+    }
+  }, retryOptions(r));
+
+  let delivered = 0;
+  try {
+    for (;;) {
+      yield first;
+      if (first.type === 'finish') return;
+      delivered++;
+      first = await source();
+    }
+  } catch (err) {
+    throw call.classify(err, delivered);
+  } finally {
+    // Also runs when the consumer stops iterating early: the upstream socket is released at once.
+    call.dispose();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Retry policy for upstream model calls: exponential backoff with full
+ * jitter (delay drawn uniformly from [0, min(max, base·2^attempt)]), so a
+ * fleet of gateways hitting the same overloaded vendor spreads out instead
+ * of retrying in lock-step.
+ *
+ * Only errors that say so (`ProviderError.retryable`) are retried. Streaming
+ * callers wrap just the part of a call before any output reached the client:
+ * once tokens were delivered, a retry would duplicate them.
+ */
+import { ProviderError } from './provider.js';
+
+/** A ProviderError that also carries the upstream's Retry-After hint. */
+export class UpstreamError extends ProviderError {
+  constructor(
+    kind: ProviderError['kind'],
+    detail: string,
+    retryable: boolean,
+    upstreamStatus?: number,
+    /** Parsed Retry-After in ms, when the upstream sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(kind, detail, retryable, upstreamStatus);
+  }
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt; 0 = try once. */
+  maxRetries: number;
+  /** First backoff ceiling; default 250 ms. */
+  baseDelayMs?: number;
+  /** Backoff ceiling, and the longest Retry-After we are willing to wait; default 8 s. */
+  maxDelayMs?: number;
+  /** Aborting stops at once: no further attempt, the pending wait is cut short. */
+  signal?: AbortSignal;
+  /** For tests: a deterministic replacement for Math.random. */
+  random?: () => number;
+  /** Called before each wait; useful for logs and metrics. */
+  onRetry?: (error: ProviderError, nextAttempt: number, delayMs: number) => void;
+}
+
+export function cancelledError(): ProviderError {
+  return new ProviderError('cancelled', 'the caller went away; the upstream request was aborted', false);
+}
+
+/**
+ * Runs `fn` (given the 0-based attempt number) until it succeeds, throws a
+ * non-retryable error, or retries are exhausted. On giving up after retries
+ * the last error is rethrown with the attempt count added to its detail.
+ */
+export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const base = options.baseDelayMs ?? 250;
+  const max = options.maxDelayMs ?? 8_000;
+  const random = options.random ?? Math.random;
+  for (let attempt = 0; ; attempt++) {
+    if (options.signal?.aborted) throw cancelledError();
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (!(err instanceof ProviderError) || !err.retryable) throw err;
+      if (options.signal?.aborted) throw cancelledError();
+      if (attempt >= options.maxRetries) throw gaveUp(err, attempt + 1);
+      const hinted = err instanceof UpstreamError ? err.retryAfterMs : undefined;
+      // Retrying sooner than the upstream asked would only burn quota and
+      // fail again; if it asks for longer than we may wait, fail fast instead.
+      if (hinted !== undefined && hinted > max) throw gaveUp(err, attempt + 1, `asked to retry after ${Math.ceil(hinted / 1000)} s`);
+      const delay = hinted ?? random() * Math.min(max, base * 2 ** attempt);
+      options.onRetry?.(err, attempt + 1, delay);
+      await sleep(delay, options.signal);
+    }
+  }
+}
+
+function gaveUp(err: ProviderError, attempts: number, why?: string): ProviderError {
+  if (attempts === 1 && !why) return err;
+  const note = why ?? `gave up after ${attempts} attempts`;
+  return new ProviderError(err.kind, `${err.detail} (${note})`, err.retryable, err.upstreamStatus);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(cancelledError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(cancelledError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Returns ms, or undefined when absent or unparseable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value == null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

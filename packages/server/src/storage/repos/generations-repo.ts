@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Environment, GeneratedFile } from '@codeloom/protocol';
+import type { Database, GenerationsTable } from '../database.js';
+
+export interface GenerationRecord {
+  id: string; userId: string; environment: Environment; projectId: string | null; model: string; language: string;
+  prompt: string; request: Record<string, unknown>; output: string; files: GeneratedFile[]; code: string;
+  promptTokens: number; completionTokens: number; processingMs: number; finishReason: string; createdAt: string;
+}
+
+const toRecord = (r: GenerationsTable): GenerationRecord => ({
+  id: r.id, userId: r.user_id, environment: r.environment as Environment, projectId: r.project_id, model: r.model,
+  language: r.language, prompt: r.prompt, request: JSON.parse(r.request) as Record<string, unknown>, output: r.output,
+  files: JSON.parse(r.files) as GeneratedFile[], code: r.code, promptTokens: Number(r.prompt_tokens),
+  completionTokens: Number(r.completion_tokens), processingMs: Number(r.processing_ms), finishReason: r.finish_reason, createdAt: r.created_at,
+});
+
+export class GenerationsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(g: GenerationRecord): Promise<void> {
+    await this.db.insertInto('generations').values({
+      id: g.id, user_id: g.userId, environment: g.environment, project_id: g.projectId, model: g.model, language: g.language,
+      prompt: g.prompt, request: JSON.stringify(g.request), output: g.output, files: JSON.stringify(g.files), code: g.code,
+      prompt_tokens: g.promptTokens, completion_tokens: g.completionTokens, processing_ms: g.processingMs,
+      finish_reason: g.finishReason, created_at: g.createdAt,
+    }).execute();
+  }
+
+  /** Scoped by owner and environment: another account's generation is simply not found. */
+  async get(userId: string, environment: Environment, id: string): Promise<GenerationRecord | undefined> {
+    const row = await this.db.selectFrom('generations').selectAll()
+      .where('id', '=', id).where('user_id', '=', userId).where('environment', '=', environment).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async list(userId: string, environment: Environment, page: number, limit: number): Promise<{ rows: GenerationRecord[]; total: number }> {
+    const base = this.db.selectFrom('generations').where('user_id', '=', userId).where('environment', '=', environment);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset((page - 1) * limit).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows.map(toRecord), total: Number(count.n) };
+  }
+}

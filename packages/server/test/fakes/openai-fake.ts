@@ -1,0 +1,68 @@
+/**
+ * Fake OpenAI-compatible server: `POST /v1/chat/completions`, answering JSON
+ * or SSE exactly as OpenAI does (role chunk, `choices[0].delta.content`
+ * chunks, a finish_reason chunk, a usage chunk with empty `choices` when the
+ * request asked for `stream_options.include_usage`, then `data: [DONE]`).
+ * Errors use OpenAI's body `{"error":{"message","type","param","code"}}`.
+ *
+ *   const fake = await startOpenAIFake();           // or ({ script, record })
+ *   createOpenAIProvider({ baseUrl: fake.url, ... }) // fake.url is the origin
+ *   fake.script({ reply: 'hi', failNext: { count: 2, status: 500 } });
+ *   fake.requests[0].body.model; fake.requests[0].headers.authorization;
+ *   await fake.waitForAborts(1); await fake.close();
+ *
+ * The full list of script fields is in fake-vendor.ts.
+ */
+import { startFakeVendor, type FakeOptions, type FakeUsage, type FakeVendor, type ReplyContext, type VendorFormat } from './fake-vendor.js';
+
+export type { FakeOptions, FakeScript, FakeUsage, FakeVendor, RecordedRequest } from './fake-vendor.js';
+
+const ERROR_TYPES: Record<number, [type: string, code: string | null]> = {
+  400: ['invalid_request_error', null],
+  401: ['invalid_request_error', 'invalid_api_key'],
+  403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'],
+  429: ['requests', 'rate_limit_exceeded'],
+  503: ['server_error', 'overloaded'],
+};
+
+const created = () => Math.floor(Date.now() / 1000);
+const wireUsage = (u: FakeUsage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
+
+function chunk(ctx: ReplyContext, choices: unknown[], extra: Record<string, unknown> = {}): string {
+  const payload = { id: `chatcmpl-fake${ctx.id}`, object: 'chat.completion.chunk', created: created(), model: ctx.model, system_fingerprint: 'fp_fake', choices, ...extra };
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+export const openAIFormat: VendorFormat = {
+  path: '/v1/chat/completions',
+  apiKeyOf: (headers) => headers.authorization?.replace(/^Bearer\s+/i, ''),
+  errorBody(status, message) {
+    const [type, code] = ERROR_TYPES[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
+    return { error: { message, type, param: null, code } };
+  },
+  json(ctx, text) {
+    return {
+      id: `chatcmpl-fake${ctx.id}`,
+      object: 'chat.completion',
+      created: created(),
+      model: ctx.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }],
+      usage: wireUsage(ctx.usage),
+    };
+  },
+  streamHead: (ctx) => [chunk(ctx, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])],
+  streamDelta: (ctx, text) => chunk(ctx, [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
+  streamTail(ctx) {
+    const frames = [chunk(ctx, [{ index: 0, delta: {}, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }])];
+    // Like OpenAI: usage only when asked for, in a final chunk whose choices are empty.
+    if (ctx.req?.stream_options?.include_usage) frames.push(chunk(ctx, [], { usage: wireUsage(ctx.usage) }));
+    frames.push('data: [DONE]\n\n');
+    return frames;
+  },
+  streamError: (_ctx, message) => `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`,
+};
+
+export function startOpenAIFake(options?: FakeOptions): Promise<FakeVendor> {
+  return startFakeVendor(openAIFormat, options);
+}

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: 'Not Found', detail: 'No such route or resource.' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed', detail: 'The route exists but not with this method.' },
   conflict: { status: 409, title: 'Conflict', detail: 'The request conflicts with the current state.' },
+  upgrade_required: { status: 426, title: 'Upgrade Required', detail: 'This route speaks WebSocket: connect with an Upgrade: websocket request.' },
   payload_too_large: { status: 413, title: 'Payload Too Large', detail: 'The request body is over the size limit.' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type', detail: 'Send the body as application/json.' },
   rate_limited: { status: 429, title: 'Too Many Requests', detail: 'A rate limit is exhausted.' },

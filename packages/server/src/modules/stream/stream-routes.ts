@@ -4,6 +4,8 @@ import type { AppContext } from '../../context.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { StreamConnection } from './stream-connection.js';
 import { HARD_FRAME_LIMIT } from './stream-frames.js';
+import { AppError } from '../../errors.js';
+import { errorResponses } from '../../plugins/openapi.js';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -28,17 +30,22 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
     },
   });
 
-  app.get(path, {
-    websocket: true,
+  // `handler` answers plain HTTP (with a problem document), `wsHandler` the upgrade; declared this way the route stays in the OpenAPI document.
+  app.route({
+    method: 'GET',
+    url: path,
     schema: {
       tags: ['Streaming'],
       summary: 'Live generation over WebSocket (upgrade); see docs/streaming.md',
-      description: 'Authenticate with the Authorization header on the upgrade, or with a first frame {"type":"auth","token":"…"} within 10 s (else close 4401). Frames are JSON text.',
+      description: 'Connect with `Upgrade: websocket`. Authenticate with the Authorization header on the upgrade, or with a first frame {"type":"auth","token":"…"} within 10 s (else close 4401). Frames are JSON text; see docs/streaming.md for every frame.',
+      response: { 101: { description: 'Switching Protocols: the WebSocket channel', type: 'null' }, ...errorResponses(426, 429) },
     },
-  }, (socket, request) => {
-    new StreamConnection(socket, request, ctx, registry, {
-      authTimeoutMs: ctx.config.wsAuthTimeout * 1000,
-      maxConcurrentPerConnection: ctx.config.wsMaxConcurrentPerConnection,
-    }).start();
+    handler: async () => { throw new AppError('upgrade_required'); },
+    wsHandler: (socket, request) => {
+      new StreamConnection(socket, request, ctx, registry, {
+        authTimeoutMs: ctx.config.wsAuthTimeout * 1000,
+        maxConcurrentPerConnection: ctx.config.wsMaxConcurrentPerConnection,
+      }).start();
+    },
   });
 };

@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: start processes, drive load with autocannon, print a table.
 import { spawn } from 'node:child_process';
+import * as awaitFs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,4 +52,51 @@ export async function json(url, init = {}) {
 export function printTable(title, rows) {
   console.log(`\n## ${title}`);
   console.table(rows);
+}
+
+/** Sequential requests over one keep-alive connection, timed with sub-millisecond resolution. */
+export async function sequentialLatency(url, { count = 2000, headers = {}, body, method = 'POST' } = {}) {
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(url);
+  const once = () => new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.request({ agent, host: target.hostname, port: target.port, path: target.pathname, method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  for (let i = 0; i < Math.min(200, count / 5); i++) await once();
+  const samples = [];
+  for (let i = 0; i < count; i++) samples.push(await once());
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p99: at(0.99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
+}
+
+/** Registers a user, moves it to the enterprise plan (no per-minute cap) and returns a session token and an API key. */
+export async function enterpriseUser(server, email) {
+  const { spawnSync } = await import('node:child_process');
+  const reg = await json(`${server.url}/api/v1/auth/register`, { method: 'POST', body: JSON.stringify({ email, password: 'bench password', name: 'Bench' }) });
+  const r = spawnSync(process.execPath, [join(root, 'packages/cli/dist/main.js'), 'admin', 'set-plan', email, 'enterprise'], { env: { ...process.env, CODELOOM_DATA_DIR: server.dataDir }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // running servers see plan changes within a second
+  const key = await json(`${server.url}/api/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${reg.body.token}` }, body: JSON.stringify({ name: 'bench' }) });
+  return { token: reg.body.token, key: key.body.key };
+}
+
+/** CPU time (user + system) a process has used, in microseconds, from /proc. */
+export function cpuMicros(pid) {
+  const { readFileSync } = awaitFs;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100);
+}
+
+/** Resident memory of a process in MiB, from /proc. */
+export function rssMiB(pid) {
+  const status = awaitFs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 }

@@ -5,7 +5,13 @@ buildIfNeeded();
 const only = process.argv[2];
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const { benchProfile } = await import('../bench/profile.bench.mjs');
-const suites = { profile: () => benchProfile({ duration }) };
+const { benchGenerate } = await import('../bench/generate.bench.mjs');
+const { benchStream } = await import('../bench/stream.bench.mjs');
+const suites = {
+  profile: () => benchProfile({ duration }),
+  generate: () => benchGenerate({ duration }),
+  stream: () => benchStream(),
+};
 for (const [name, run] of Object.entries(suites)) {
   if (only && only !== name) continue;
   await run();

@@ -75,7 +75,29 @@ function run(command, argv, env = {}) {
   return Date.now() - started;
 }
 
+/** Whether the private prefix already holds this version (only the link was pruned by `npm install`). */
+function prefixComplete(binary) {
+  try {
+    const dir = join(prefix, 'node_modules');
+    const version = JSON.parse(readFileSync(join(dir, 'node-llama-cpp', 'package.json'), 'utf8')).version;
+    return version === VERSION && existsSync(join(dir, binary, 'package.json'));
+  } catch {
+    return false;
+  }
+}
+
+function relink() {
+  rmSync(link, { force: true }); // only ever our own link: a real directory is refused below
+  const target = join(prefix, 'node_modules', 'node-llama-cpp');
+  symlinkSync(relative(modules, target), link, process.platform === 'win32' ? 'junction' : 'dir');
+}
+
 function install(binary) {
+  if (prefixComplete(binary) && !args.has('--force')) {
+    relink();
+    console.log(`install-llama: relinked node-llama-cpp ${VERSION} from ${relative(root, prefix)}`);
+    return;
+  }
   mkdirSync(prefix, { recursive: true });
   writeFileSync(join(prefix, 'package.json'), `${JSON.stringify({ name: 'codeloom-llama', private: true }, null, 2)}\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -88,9 +110,7 @@ function install(binary) {
     // Its postinstall (skipped anyway) would otherwise fetch and build llama.cpp from GitHub when no binary fits.
     { NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' },
   );
-  rmSync(link, { force: true }); // only ever our own link: a real directory was refused in main
-  const target = join(prefix, 'node_modules', 'node-llama-cpp');
-  symlinkSync(relative(modules, target), link, process.platform === 'win32' ? 'junction' : 'dir');
+  relink();
   console.log(`install-llama: installed node-llama-cpp ${VERSION} + ${binary} in ${(ms / 1000).toFixed(1)} s (${relative(root, prefix)})`);
 }
 

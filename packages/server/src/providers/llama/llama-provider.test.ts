@@ -58,10 +58,12 @@ describe('TokenText', () => {
 });
 
 describe('defaultThreads', () => {
-  it('uses the cores actually available, never more', () => {
+  it('uses the cores actually available less one for the event loop, at least 1', () => {
+    const cores = os.availableParallelism();
     expect(defaultThreads()).toBeGreaterThanOrEqual(1);
-    expect(defaultThreads()).toBeLessThanOrEqual(os.availableParallelism());
+    expect(defaultThreads()).toBeLessThanOrEqual(Math.max(1, cores - 1));
     expect(defaultThreads(1)).toBe(1);
+    expect(defaultThreads(2)).toBe(1);
   });
 });
 
@@ -105,9 +107,9 @@ describe.skipIf(!llamaInstalled)('llama provider on a tiny random-weight model',
 
   it("defaults threads to the available cores, not node-llama-cpp's 4", () => {
     expect(provider.name).toBe('llama');
-    expect(provider.threads).toBeGreaterThanOrEqual(1);
-    expect(provider.threads).toBeLessThanOrEqual(os.availableParallelism());
-    if (os.availableParallelism() < 4) expect(provider.threads).not.toBe(4);
+    expect(provider.threads).toBeLessThanOrEqual(defaultThreads());
+    expect(provider.threads).toBeLessThanOrEqual(Math.max(1, os.availableParallelism() - 1));
+    if (os.availableParallelism() <= 4) expect(provider.threads).not.toBe(4);
     expect(provider.contextSize).toBe(TINY_DIMS.contextLength);
   });
 
@@ -171,6 +173,15 @@ describe.skipIf(!llamaInstalled)('llama provider on a tiny random-weight model',
     const [a, b] = await Promise.all([provider.generate(call()), provider.generate(call())]);
     expect(a.text).toBe(alone.text);
     expect(b.text).toBe(alone.text);
+  });
+
+  it('cancels a call still waiting in the queue without disturbing the one running', async () => {
+    const controller = new AbortController();
+    const running = provider.generate(call({ maxTokens: 40 }));
+    const queued = provider.generate(call({ signal: controller.signal })).catch((e: unknown) => e);
+    controller.abort();
+    expect(((await queued) as ProviderError).kind).toBe('cancelled');
+    expect((await running).usage.completionTokens).toBeGreaterThan(0);
   });
 
   it('refuses calls once closed', async () => {

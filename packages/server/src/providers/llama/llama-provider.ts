@@ -67,18 +67,24 @@ function cgroupCpuLimit(): number | undefined {
   }
 }
 
+/** Decoding one token at a time is memory-bound: past this, more threads mostly add synchronisation. */
+const MAX_DEFAULT_THREADS = 16;
+
 /**
  * Threads for the cores this process can really use: the smallest of the
  * scheduler's CPUs, the cgroup quota and llama.cpp's count of math cores
- * (physical cores, no hyper-threads). node-llama-cpp's own default is
- * max(cores, 4); on a 2-core machine 4 spinning threads made decoding about
- * 300× slower than 1 thread, because oversubscribed threads wait on each other.
+ * (physical cores, no hyper-threads), less one core left to the gateway's
+ * event loop. llama.cpp's threads spin while they wait for each other, so
+ * they must never outnumber free cores: node-llama-cpp's own default of
+ * max(cores, 4) decoded about 300× slower than 1 thread on a 2-core machine,
+ * and there even 2 threads were 1.1–13× slower than 1 (a 180 MB model / the
+ * tiny test model) whenever anything else was running.
  */
 export function defaultThreads(cpuMathCores?: number): number {
   const limits = [os.availableParallelism(), cgroupCpuLimit(), cpuMathCores].filter(
     (n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0,
   );
-  return Math.max(1, Math.min(...limits));
+  return Math.max(1, Math.min(Math.min(...limits) - 1, MAX_DEFAULT_THREADS));
 }
 
 /** One caller at a time on the context sequence: its KV cache holds one conversation. */
@@ -174,12 +180,14 @@ export async function createLlamaProvider(options: LlamaProviderOptions): Promis
   if (!lib) throw new Error(LLAMA_NOT_INSTALLED);
 
   // build: 'never' — use the prebuilt binary package; never clone and compile llama.cpp at run time.
-  const llama: NlcLlama = await lib.getLlama({ gpu: false, build: 'never', maxThreads: 1, progressLogs: false, logLevel: 'error' });
+  const llama: NlcLlama = await lib.getLlama({
+    gpu: false, build: 'never', maxThreads: options.threads ?? defaultThreads(), progressLogs: false, logLevel: 'error',
+  });
   let model: NlcModel | undefined;
   let context: NlcContext;
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(llama.cpuMathCores)));
   try {
-    llama.maxThreads = threads;
+    llama.maxThreads = threads; // the context's default and upper bound
     model = await llama.loadModel({ modelPath: options.modelPath });
     const contextSize = options.contextSize ?? Math.min(model.trainContextSize || DEFAULT_MAX_CONTEXT, DEFAULT_MAX_CONTEXT);
     context = await model.createContext({ contextSize, threads, sequences: 1 });
@@ -199,6 +207,7 @@ export async function createLlamaProvider(options: LlamaProviderOptions): Promis
     if (closed) throw new ProviderError('service_unavailable', 'the local model is shut down', false);
     const signal = call.signal ? AbortSignal.any([call.signal, closing.signal]) : closing.signal;
     const release = await queue.acquire(signal);
+    let aligning: Promise<unknown> | undefined;
     let evaluation: AsyncGenerator<Token, void, void> | undefined;
     try {
       const prompt = renderPrompt(loaded, wrapper, call.messages);
@@ -207,7 +216,8 @@ export async function createLlamaProvider(options: LlamaProviderOptions): Promis
         throw new ProviderError('upstream_error', `the prompt is ${prompt.tokens.length} tokens; the local model's context holds ${context.contextSize}`, false);
       }
       const limit = Math.max(0, Math.min(call.maxTokens ?? room, room));
-      const input = await abortable(alignSequence(sequence, prompt.tokens), signal);
+      aligning = alignSequence(sequence, prompt.tokens);
+      const input = (await abortable(aligning, signal)) as Token[];
       const text = new TokenText((tokens, last) => loaded.detokenize(tokens, false, last), prompt.stopTexts, prompt.tokens);
       let completionTokens = 0;
       let finishReason: FinishReason = 'length';
@@ -232,13 +242,16 @@ export async function createLlamaProvider(options: LlamaProviderOptions): Promis
       // The caller returns at once (abort must be prompt), but the next caller waits until
       // the token being decoded is finished and the sequence is free again.
       const busy = evaluation;
-      void (async () => { await busy?.return(); })().catch(() => undefined).finally(release);
+      void (async () => {
+        await aligning?.catch(() => undefined);
+        await busy?.return();
+      })().catch(() => undefined).finally(release);
     }
   }
 
   const provider: LlamaProvider = {
     name: 'llama',
-    threads: context.currentThreads || threads,
+    threads: context.idealThreads || threads,
     contextSize: context.contextSize,
 
     async generate(call: ModelCallOptions): Promise<GenerateOutput> {

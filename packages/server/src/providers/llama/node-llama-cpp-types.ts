@@ -35,7 +35,8 @@ export interface NlcSequence {
 
 export interface NlcContext {
   readonly contextSize: number;
-  readonly currentThreads: number;
+  /** Threads the context decodes with when nothing else competes for them. */
+  readonly idealThreads: number;
   getSequence(): NlcSequence;
   dispose(): Promise<void>;
 }

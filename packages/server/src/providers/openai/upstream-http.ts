@@ -18,6 +18,7 @@ import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provide
 import { ProviderError } from '../provider.js';
 import { UpstreamError, cancelledError, parseRetryAfter, withRetry } from '../retry.js';
 import { SseReader, type SseEvent } from './sse.js';
+import { nodeHttpFetch } from '../node-http-fetch.js';
 
 export type { SseEvent } from './sse.js';
 
@@ -212,7 +213,7 @@ function retryOptions(r: Runner) {
 }
 
 async function send(r: Runner, call: UpstreamCall): Promise<Response> {
-  const doFetch = r.options.fetch ?? globalThis.fetch;
+  const doFetch = r.options.fetch ?? nodeHttpFetch;
   const res = await doFetch(r.spec.url, { method: 'POST', headers: r.spec.headers, body: JSON.stringify(r.spec.body), signal: call.signal });
   if (res.ok) return res;
   const body = await res.text().catch(() => '');

@@ -1,46 +1,83 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { CodeloomError } from '@codeloom/client';
+import { UsageError, type GlobalFlags } from './cli-context.js';
+import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { runServerCommand } from './server-commands.js';
+import { keys, login, logout, models, whoami } from './commands/account-commands.js';
+import { generate } from './commands/generate-command.js';
+import { projects } from './commands/projects-command.js';
+import { run } from './commands/run-command.js';
 
-const HELP = `codeloom — the Codeloom command line
-
-Usage:
-  codeloom serve                      start the server (same settings as npm start)
-  codeloom migrate                    apply database migrations and exit
-  codeloom admin set-plan EMAIL PLAN  change an organization's plan (free, pro, enterprise)
-  codeloom admin users [--page N] [--limit N]   list accounts
-
-Options:
-  --json      machine-readable output
-  -h, --help  this help
-
-Settings come from the same environment variables as the server
-(DATABASE_URL, CODELOOM_DATA_DIR, …; see docs/config.md).`;
+const SERVER_COMMANDS = new Set(['serve', 'migrate', 'admin']);
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values: v, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     strict: true,
     options: {
       help: { type: 'boolean', short: 'h' },
       json: { type: 'boolean' },
+      sandbox: { type: 'boolean' },
+      'base-url': { type: 'string' },
       page: { type: 'string' },
       limit: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'api-key': { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      expires: { type: 'string' },
+      language: { type: 'string', short: 'l' },
+      model: { type: 'string', short: 'm' },
+      context: { type: 'string', multiple: true, short: 'c' },
+      require: { type: 'string', multiple: true, short: 'r' },
+      out: { type: 'string', short: 'o' },
+      project: { type: 'string' },
+      template: { type: 'string' },
+      description: { type: 'string' },
     },
   });
-  if (values.help || positionals.length === 0) {
-    process.stdout.write(`${HELP}\n`);
-    return positionals.length === 0 && !values.help ? 1 : 0;
+  const [command, ...rest] = positionals;
+  if (!command) {
+    process.stdout.write(`${OVERVIEW}\n`);
+    return v.help ? 0 : 2;
   }
-  return runServerCommand(positionals, { json: values.json ?? false, page: values.page, limit: values.limit });
+  if (v.help) {
+    const help = COMMAND_HELP[command];
+    if (!help) throw new UsageError(`unknown command: ${command} (see codeloom --help)`);
+    process.stdout.write(`${help}\n`);
+    return 0;
+  }
+  if (SERVER_COMMANDS.has(command)) return runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
+  const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
+  switch (command) {
+    case 'login': return login(flags, { ...(v.email ? { email: v.email } : {}), ...(v.password !== undefined ? { password: v.password } : {}), ...(v['api-key'] ? { apiKey: v['api-key'] } : {}) });
+    case 'logout': return logout(flags);
+    case 'whoami': return whoami(flags);
+    case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires });
+    case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project });
+    case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description });
+    case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project });
+    case 'models': return models(flags);
+    default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);
+  }
+}
+
+function describe(error: unknown): { line: string; code: number } {
+  if (error instanceof UsageError) return { line: error.message, code: 2 };
+  if (CodeloomError.isInstance(error)) return { line: `${error.code}: ${error.detail}${error.requestId ? ` (request ${error.requestId})` : ''}`, code: 1 };
+  const e = error as { code?: string; message?: string; cause?: { code?: string } };
+  if (e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || e?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return { line: `${e.message} (see codeloom --help)`, code: 2 };
+  if (e?.cause?.code === 'ECONNREFUSED' || e?.code === 'ECONNREFUSED') return { line: 'service_unavailable: cannot reach the Codeloom server (is it running? see --base-url)', code: 1 };
+  return { line: e?.message ?? String(error), code: 1 };
 }
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`codeloom: ${message}\n`);
-    process.exitCode = 1;
+    const { line, code } = describe(error);
+    process.stderr.write(`codeloom: ${line}\n`);
+    process.exitCode = code;
   },
 );

@@ -1,0 +1,90 @@
+import { createInterface } from 'node:readline';
+import { clientFor, print, resolveBaseUrl, UsageError, type GlobalFlags } from '../cli-context.js';
+import { clearCredentials, credentialsPath, loadCredentials, saveCredentials } from '../credentials-store.js';
+
+async function readSecret(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const rl = createInterface({ input: process.stdin });
+    for await (const line of rl) { rl.close(); return line; }
+    return '';
+  }
+  process.stderr.write(prompt);
+  return new Promise((resolve) => {
+    const chars: string[] = [];
+    process.stdin.setRawMode(true);
+    process.stdin.resume();
+    const onData = (buf: Buffer) => {
+      for (const c of buf.toString('utf8')) {
+        if (c === '\r' || c === '\n') {
+          process.stdin.setRawMode(false); process.stdin.pause(); process.stdin.off('data', onData);
+          process.stderr.write('\n');
+          return resolve(chars.join(''));
+        }
+        if (c === '\u0003') process.exit(130);
+        if (c === '\u007f') chars.pop(); else chars.push(c);
+      }
+    };
+    process.stdin.on('data', onData);
+  });
+}
+
+/** `codeloom login`: with --email (password from --password, stdin or a prompt), or --api-key. */
+export async function login(flags: GlobalFlags, opts: { email?: string; password?: string; apiKey?: string }): Promise<number> {
+  const baseUrl = resolveBaseUrl(flags, loadCredentials());
+  if (opts.apiKey) {
+    saveCredentials({ baseUrl, apiKey: opts.apiKey });
+    const who = await clientFor(flags).verify();
+    print(flags, { user: who.user, credential: who.credential }, `Signed in to ${baseUrl} as ${who.user.email} with an API key (${credentialsPath()}).`);
+    return 0;
+  }
+  if (!opts.email) throw new UsageError('codeloom login --email EMAIL [--password PASSWORD] | --api-key KEY');
+  const password = opts.password ?? (await readSecret('Password: '));
+  const client = clientFor(flags, { anonymous: true });
+  const session = await client.auth.login({ email: opts.email, password });
+  saveCredentials({ baseUrl, accessToken: session.accessToken, ...(session.refreshToken ? { refreshToken: session.refreshToken } : {}), email: session.user?.email ?? opts.email });
+  print(flags, { user: session.user }, `Signed in to ${baseUrl} as ${session.user?.email ?? opts.email}${session.user ? ` (${session.user.plan} plan)` : ''}.`);
+  return 0;
+}
+
+export async function logout(flags: GlobalFlags): Promise<number> {
+  const stored = loadCredentials();
+  if (stored?.accessToken) await clientFor(flags).auth.logout().catch(() => undefined);
+  clearCredentials();
+  print(flags, { success: true }, 'Signed out.');
+  return 0;
+}
+
+export async function whoami(flags: GlobalFlags): Promise<number> {
+  const profile = await clientFor(flags).user.profile();
+  print(flags, profile, `${profile.email} (${profile.organization.plan} plan, ${profile.environment}) — permissions: ${profile.permissions.join(', ')}`);
+  return 0;
+}
+
+export async function keys(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { scopes?: string[] | undefined; expires?: string | undefined }): Promise<number> {
+  const client = clientFor(flags);
+  if (sub === 'create') {
+    const name = args[0];
+    if (!name) throw new UsageError('codeloom keys create NAME [--scope read:code ...] [--expires 2027-01-01T00:00:00Z]');
+    const key = await client.apiKeys.create({ name, ...(opts.scopes?.length ? { scopes: opts.scopes as never } : {}), ...(opts.expires ? { expires_at: opts.expires } : {}), ...(flags.sandbox ? { environment: 'sandbox' as const } : {}) });
+    print(flags, key, `${key.key}\n(${key.id}; shown this once — store it now)`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const page = await client.apiKeys.page(1, { limit: 100 });
+    print(flags, page, page.data.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.scopes.join(',')}  last used ${k.last_used_at ?? 'never'}`).join('\n') || '(no keys)');
+    return 0;
+  }
+  if (sub === 'revoke') {
+    if (!args[0]) throw new UsageError('codeloom keys revoke KEY_ID');
+    await client.apiKeys.revoke(args[0]);
+    print(flags, { success: true, id: args[0] }, `Revoked ${args[0]}.`);
+    return 0;
+  }
+  throw new UsageError('codeloom keys create|list|revoke');
+}
+
+export async function models(flags: GlobalFlags): Promise<number> {
+  const list = await clientFor(flags).models.list();
+  print(flags, list, list.map((m) => `${m.default ? '*' : ' '} ${m.id}  (${m.provider}) ${m.description}`).join('\n'));
+  return 0;
+}

@@ -1,0 +1,80 @@
+import type { Run, RunStep } from '@codeloom/protocol';
+import { clientFor, parsePairs, print, UsageError, type GlobalFlags } from '../cli-context.js';
+import { writeFiles } from './write-files.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const MARK: Record<RunStep['status'], string> = { pending: '·', running: '', succeeded: '✔', failed: '✖', skipped: '–' };
+
+/** One line per step; on a terminal the running step's line is redrawn with a spinner and a token count. */
+class StepView {
+  private readonly steps = new Map<number, { agent: string; status: RunStep['status']; tokens: number }>();
+  private frame = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private drawn = 0;
+
+  constructor(private readonly tty: boolean) {
+    if (tty) this.timer = setInterval(() => this.draw(), 80);
+  }
+
+  update(index: number, agent: string, status: RunStep['status'], tokens?: number): void {
+    const prev = this.steps.get(index);
+    this.steps.set(index, { agent, status, tokens: tokens ?? prev?.tokens ?? 0 });
+    if (!this.tty && prev?.status !== status) process.stderr.write(`step ${index + 1} ${agent}: ${status}${tokens ? ` (${tokens} tokens)` : ''}\n`);
+  }
+
+  token(index: number): void {
+    const s = this.steps.get(index);
+    if (s) s.tokens += 1;
+  }
+
+  private draw(): void {
+    if (!this.tty) return;
+    this.frame = (this.frame + 1) % FRAMES.length;
+    const lines = [...this.steps.entries()].sort(([a], [b]) => a - b).map(([i, s]) =>
+      `${s.status === 'running' ? FRAMES[this.frame] : MARK[s.status]} ${String(i + 1).padStart(2)}. ${s.agent.padEnd(11)} ${s.status}${s.tokens ? `  ${s.tokens} tokens` : ''}`);
+    process.stderr.write(`${this.drawn ? `\x1b[${this.drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}\n`).join('')}`);
+    this.drawn = lines.length;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.draw();
+  }
+}
+
+/** `codeloom run WORKFLOW_ID "task"`: executes a workflow (or an agent, agt_…), shows its steps live, then its files. */
+export async function run(flags: GlobalFlags, targetId: string | undefined, task: string | undefined, opts: { require?: string[] | undefined; out?: string | undefined; project?: string | undefined }): Promise<number> {
+  if (!targetId || !task) throw new UsageError('codeloom run WORKFLOW_ID "TASK" [--require key=value ...] [--out DIR] [--project PROJECT_ID]');
+  const client = clientFor(flags);
+  const body = { task, ...(opts.require?.length ? { requirements: parsePairs(opts.require, 'require') } : {}), ...(opts.project ? { project_id: opts.project } : {}) };
+  const started = targetId.startsWith('agt_') ? await client.agents.execute(targetId, body) : await client.workflows.execute(targetId, body);
+  const view = flags.json ? undefined : new StepView(Boolean(process.stderr.isTTY));
+  if (view) process.stderr.write(`run ${started.id}\n`);
+  started.steps.forEach((s) => view?.update(s.index, s.agent, s.status));
+  const watch = client.runs.watch(started.id);
+  process.once('SIGINT', () => { void client.runs.cancel(started.id).catch(() => undefined); });
+  let final: Run | undefined;
+  try {
+    for await (const event of watch) {
+      if (!view) continue;
+      if (event.event === 'step_started') view.update(event.data.index, event.data.agent, 'running');
+      else if (event.event === 'token') view.token(event.step);
+      else if (event.event === 'step_completed') view.update(event.data.index, event.data.step.agent, event.data.step.status, event.data.step.tokens_used);
+      else if (event.event === 'run_started') event.data.steps.forEach((s) => view.update(s.index, s.agent, s.status));
+    }
+    final = await watch.result;
+  } finally {
+    view?.stop();
+  }
+  final ??= await client.runs.get(started.id);
+  final.steps.forEach((s) => view?.update(s.index, s.agent, s.status, s.tokens_used));
+  const files = final.result?.files ?? [];
+  const written = opts.out && files.length ? writeFiles(opts.out, files) : [];
+  if (flags.json) print(flags, { ...final, written }, '');
+  else {
+    const lines = [`${final.status}: ${final.result?.summary ?? final.error?.message ?? ''}`, ...files.map((f) => `  ${f.path}`)];
+    if (written.length) lines.push(`written to ${opts.out}`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return final.status === 'succeeded' ? 0 : 1;
+}

@@ -1,0 +1,30 @@
+/** Help text per command (`codeloom CMD --help`) and the overview (`codeloom --help`). */
+export const COMMAND_HELP: Record<string, string> = {
+  serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
+  migrate: 'codeloom migrate\n  Apply database migrations and exit.',
+  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list accounts\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
+  login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  Without --password the password is read from the terminal (or one line of standard input).',
+  logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
+  whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',
+  keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list\ncodeloom keys revoke KEY_ID',
+  generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR]\n  Streams the generated text live, then lists the files; --out writes them.',
+  projects: 'codeloom projects list\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH]\ncodeloom projects templates',
+  run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
+  models: 'codeloom models\n  List the models the server offers (* marks the default).',
+};
+
+export const OVERVIEW = `codeloom — the Codeloom command line
+
+Server side (same environment variables as the server):
+  serve, migrate, admin set-plan EMAIL PLAN, admin users
+
+Client side (talks to a Codeloom server):
+  login, logout, whoami, keys create|list|revoke, generate, projects list|create|files|templates, run, models
+
+Global options:
+  --json               machine-readable output on standard output
+  --sandbox            run in the sandbox environment (X-Environment: sandbox)
+  --base-url URL       the server (default: $CODELOOM_BASE_URL, the server of the last login, or http://127.0.0.1:8080)
+  -h, --help           help for a command: codeloom generate --help
+
+Credentials: codeloom login, or $CODELOOM_API_KEY. Errors print one line "codeloom: CODE: detail" and exit non-zero (2 for usage errors).`;

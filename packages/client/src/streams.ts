@@ -1,0 +1,242 @@
+import type { Run } from '@codeloom/protocol';
+import { AsyncQueue, openChannel, type Channel, type Frame } from './channel.js';
+import { CodeloomError, errorFromFrame } from './errors.js';
+import { normalizeGeneration } from './normalize.js';
+import { retryDelayMs, sleep, type Transport } from './transport.js';
+import type { GenerateParams, GenerationResult, RunEvent, StreamGenerateOptions } from './types.js';
+
+/** How long a cancel waits for the server's `cancelled` answer before giving up on it. */
+const CANCEL_GRACE_MS = 5_000;
+
+function randomId(prefix: string): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  const rand = c?.randomUUID ? c.randomUUID().replace(/-/g, '').slice(0, 16) : Math.random().toString(36).slice(2, 14);
+  return `${prefix}${rand}`;
+}
+
+/** Links an optional outside signal to an internal controller. */
+function linkSignal(controller: AbortController, outside: AbortSignal | undefined): () => void {
+  if (!outside) return () => {};
+  if (outside.aborted) { controller.abort(); return () => {}; }
+  const onAbort = () => controller.abort();
+  outside.addEventListener('abort', onAbort, { once: true });
+  return () => outside.removeEventListener('abort', onAbort);
+}
+
+/**
+ * A streamed generation (`client.stream.generate()`): iterate it for the
+ * token strings as they arrive; `result` resolves with the final
+ * GenerationResult (with `files`) or rejects with a CodeloomError. Abort the
+ * signal you passed, or call `cancel()`, to send `{"type":"cancel"}`: the
+ * server aborts the model call and both end with code `cancelled`.
+ */
+export class GenerationStream implements AsyncIterable<string> {
+  /** Your request id on the channel. */
+  readonly id: string;
+  /** The final result; rejects with a CodeloomError (e.g. `cancelled`, `rate_limited`, `upstream_error`). */
+  readonly result: Promise<GenerationResult>;
+  private readonly tokens = new AsyncQueue<string>();
+  private readonly controller = new AbortController();
+  private readonly unlink: () => void;
+  private channel: Channel | undefined;
+  private sent = false;
+  private finished = false;
+  private tokenCount = 0;
+  private retries = 0;
+  private collected = '';
+  private cancelTimer: ReturnType<typeof setTimeout> | undefined;
+  private settle!: { resolve: (r: GenerationResult) => void; reject: (e: unknown) => void };
+
+  constructor(private readonly transport: Transport, private readonly params: GenerateParams, private readonly options: StreamGenerateOptions = {}) {
+    this.id = options.id ?? randomId('r_');
+    this.result = new Promise<GenerationResult>((resolve, reject) => { this.settle = { resolve, reject }; });
+    this.result.catch(() => {}); // a caller who only iterates must not get an unhandled rejection
+    this.unlink = linkSignal(this.controller, options.signal);
+    this.controller.signal.addEventListener('abort', () => this.onAbort(), { once: true });
+    void this.start();
+  }
+
+  /** The text received so far (the tokens concatenated). */
+  get text(): string {
+    return this.collected;
+  }
+
+  /** Cancels the generation (same as aborting the signal). */
+  cancel(): void {
+    this.controller.abort();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    return this.tokens;
+  }
+
+  private async start(): Promise<void> {
+    if (this.controller.signal.aborted) return this.fail(CodeloomError.client('cancelled'));
+    try {
+      const channel = await openChannel(this.transport, { signal: this.controller.signal, ...(this.options.timeout ? { timeout: this.options.timeout } : {}) });
+      if (this.finished) return channel.close();
+      this.channel = channel;
+      channel.listen((frame) => this.onFrame(frame), (error) => this.fail(error));
+      this.sendGenerate();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private sendGenerate(): void {
+    if (this.finished || !this.channel) return;
+    const { streamTokens = true } = this.options;
+    try {
+      this.channel.send({ ...this.params, type: 'generate', id: this.id, streamTokens });
+      this.sent = true;
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private onFrame(frame: Frame): void {
+    if (this.finished) return;
+    if (frame.id !== undefined && frame.id !== this.id) return;
+    if (frame.event === 'token' && typeof frame.data === 'string') {
+      this.tokenCount++;
+      this.collected += frame.data;
+      this.tokens.push(frame.data);
+    } else if (frame.event === 'complete') {
+      this.finish(normalizeGeneration(frame.data));
+    } else if (frame.event === 'error') {
+      const error = errorFromFrame(frame.data);
+      if (this.shouldRetry(error)) {
+        this.sent = false;
+        const attempt = this.retries++;
+        sleep(retryDelayMs(attempt, error.retryAfter), this.controller.signal).then(() => this.sendGenerate(), () => { /* cancelled meanwhile */ });
+        return;
+      }
+      this.fail(error);
+    }
+  }
+
+  private shouldRetry(error: CodeloomError): boolean {
+    const { maxRetries, maxRetryWait } = this.transport.options;
+    return error.code === 'rate_limited' && this.tokenCount === 0 && this.retries < maxRetries
+      && !this.controller.signal.aborted && (error.retryAfter ?? 0) * 1000 <= maxRetryWait;
+  }
+
+  private onAbort(): void {
+    if (this.finished) return;
+    if (this.channel?.open && this.sent) {
+      // Tell the server; it answers with an error frame of code `cancelled`.
+      try { this.channel.send({ type: 'cancel', id: this.id }); } catch { /* closed meanwhile */ }
+      this.cancelTimer = setTimeout(() => this.fail(CodeloomError.client('cancelled')), CANCEL_GRACE_MS);
+    } else {
+      this.fail(CodeloomError.client('cancelled'));
+    }
+  }
+
+  private finish(result: GenerationResult): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanup();
+    this.tokens.end();
+    this.settle.resolve(result);
+  }
+
+  private fail(error: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanup();
+    const err = CodeloomError.isInstance(error) ? error : CodeloomError.client('connection_error', (error as Error)?.message, error);
+    this.tokens.end(err);
+    this.settle.reject(err);
+  }
+
+  private cleanup(): void {
+    clearTimeout(this.cancelTimer);
+    this.unlink();
+    this.channel?.close();
+  }
+}
+
+/**
+ * Live events of a run (`client.runs.watch(id)`): iterate it for the
+ * RunEvents (`run_started`, `step_started`, `token`, `step_completed`, then
+ * `complete` or `error`), after which it ends. `result` resolves with the
+ * final run record (check `status`: succeeded, failed or cancelled). A run
+ * already finished answers at once with its final event. Breaking out of the
+ * loop, `close()`, or aborting the signal closes the connection.
+ */
+export class RunWatch implements AsyncIterable<RunEvent> {
+  readonly result: Promise<Run>;
+  private readonly events: AsyncQueue<RunEvent>;
+  private readonly controller = new AbortController();
+  private readonly unlink: () => void;
+  private channel: Channel | undefined;
+  private finished = false;
+  private settle!: { resolve: (r: Run) => void; reject: (e: unknown) => void };
+
+  constructor(private readonly transport: Transport, readonly runId: string, private readonly options: { signal?: AbortSignal; timeout?: number } = {}) {
+    this.events = new AsyncQueue<RunEvent>(() => this.close());
+    this.result = new Promise<Run>((resolve, reject) => { this.settle = { resolve, reject }; });
+    this.result.catch(() => {});
+    this.unlink = linkSignal(this.controller, options.signal);
+    this.controller.signal.addEventListener('abort', () => this.fail(CodeloomError.client('cancelled', 'Stopped watching the run.')), { once: true });
+    void this.start();
+  }
+
+  /** Stops watching (the run itself goes on; use `runs.cancel()` to stop it). */
+  close(): void {
+    this.controller.abort();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    return this.events;
+  }
+
+  private async start(): Promise<void> {
+    if (this.controller.signal.aborted) return this.fail(CodeloomError.client('cancelled'));
+    try {
+      const channel = await openChannel(this.transport, { signal: this.controller.signal, ...(this.options.timeout ? { timeout: this.options.timeout } : {}) });
+      if (this.finished) return channel.close();
+      this.channel = channel;
+      channel.listen((frame) => this.onFrame(frame), (error) => this.fail(error));
+      channel.send({ type: 'subscribe', run_id: this.runId });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private onFrame(frame: Frame): void {
+    if (this.finished) return;
+    // An error frame without id answers a subscribe frame the server could not read.
+    if (frame.id !== this.runId && !(frame.event === 'error' && frame.id === undefined)) return;
+    if (frame.event === 'error') {
+      const data = (frame.data ?? {}) as { run?: Run };
+      if (!data.run) return this.fail(errorFromFrame(frame.data)); // the subscription itself was refused (e.g. 404)
+      this.events.push(frame as unknown as RunEvent);
+      return this.finish(data.run);
+    }
+    this.events.push(frame as unknown as RunEvent);
+    if (frame.event === 'complete') this.finish(frame.data as Run);
+  }
+
+  private finish(run: Run): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanup();
+    this.events.end();
+    this.settle.resolve(run);
+  }
+
+  private fail(error: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanup();
+    const err = CodeloomError.isInstance(error) ? error : CodeloomError.client('connection_error', (error as Error)?.message, error);
+    this.events.end(err);
+    this.settle.reject(err);
+  }
+
+  private cleanup(): void {
+    this.unlink();
+    this.channel?.close();
+  }
+}

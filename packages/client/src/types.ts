@@ -1,0 +1,131 @@
+import type {
+  Agent, ApiKey, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey, Environment,
+  ExecuteBody, GenerateBody, GeneratedFile, GenerationResult as WireGenerationResult, LanguageInfo, ModelInfo, Pagination,
+  Profile, Project, ProjectFile, Run, RunStep, Template, UpdateProjectBody, VerifyResponse, Workflow,
+} from '@codeloom/protocol';
+
+export type {
+  Agent, ApiKey, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey, Environment,
+  ExecuteBody, GeneratedFile, LanguageInfo, ModelInfo, Pagination, Profile, Project, ProjectFile, Run, RunStep, Template,
+  UpdateProjectBody, VerifyResponse, Workflow,
+};
+
+/** How the client authenticates. Omit it to start signed out (then call `auth.login()` or `auth.register()`). */
+export type Credentials =
+  | { apiKey: string }
+  | { accessToken: string; refreshToken?: string | undefined };
+
+/** What `onTokens` receives whenever the client's session tokens change (login, register, refresh). */
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string | undefined;
+}
+
+/** A WebSocket constructor: the browser's, Node 22's global one, or the `ws` package's. */
+export type WebSocketConstructor = new (url: string, ...rest: any[]) => unknown;
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  /** `sandbox` sends `X-Environment: sandbox`: the deterministic `sandbox` model, no token quota, resources kept apart. Default `production`. */
+  environment?: Environment;
+  /** Server origin (and optional path prefix), e.g. `https://codeloom.example.com`. Default: `CODELOOM_BASE_URL` where a `process.env` exists, else `http://127.0.0.1:8080`. */
+  baseUrl?: string;
+  /** Retries of a 429 (after `Retry-After`, with exponential backoff and jitter). Default 2. */
+  maxRetries?: number;
+  /** Longest single wait before a 429 retry, in ms; a longer `Retry-After` throws at once. Default 60 000. */
+  maxRetryWait?: number;
+  /** Per-attempt timeout in ms for HTTP requests and for opening a streaming connection. Default 120 000. */
+  timeout?: number;
+  /** A fetch implementation. Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** A WebSocket constructor for `stream.generate()` and `runs.watch()`. Default: the global `WebSocket` (Node 20 has none: pass the `ws` package's). */
+  WebSocket?: WebSocketConstructor;
+  /** Called (and awaited) whenever the session tokens change, so rotated tokens can be stored. */
+  onTokens?: (tokens: TokenPair) => void | Promise<void>;
+  /** Extra headers sent with every HTTP request. */
+  headers?: Record<string, string>;
+}
+
+/** Options of one call. */
+export interface RequestOptions {
+  /** Aborting rejects the call with a `CodeloomError` of code `cancelled`. */
+  signal?: AbortSignal;
+  /** Overrides the client's timeout (ms) for this call. */
+  timeout?: number;
+}
+
+/** The user object of an auth response (shape B sends an integer id; it is presented as a string). */
+export interface AuthUser {
+  id: string;
+  email: string;
+  name: string;
+  plan?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * An auth response, whichever shape the server used (A: `token`,
+ * `refreshToken`, `expiresIn`; B: `access_token`, `refresh_token`,
+ * `expires_in`), normalized.
+ */
+export interface AuthSession {
+  accessToken: string;
+  /** Absent when the server sent none (shape A on register); the client then keeps the refresh token it had. */
+  refreshToken: string | undefined;
+  /** Access token lifetime in seconds, when the server said. */
+  expiresIn: number | undefined;
+  /** `Date.now()`-based time (ms) at which the access token expires, when known. */
+  expiresAt: number | undefined;
+  tokenType: string;
+  user: AuthUser | undefined;
+}
+
+export interface RegisterParams { email: string; password: string; name: string }
+export interface LoginParams { email: string; password: string }
+
+/**
+ * A generation result. `files` is always present: when a server omits it,
+ * one file is derived from `code`. `output` falls back to `code`.
+ */
+export type GenerationResult = Omit<WireGenerationResult, 'files' | 'output' | 'usage' | 'created_at'> & {
+  files: GeneratedFile[];
+  output: string;
+  usage?: WireGenerationResult['usage'];
+  created_at?: string;
+};
+
+/** Body of `generate()` (`stream` is not accepted: use `stream.generate()`). */
+export type GenerateParams = Omit<GenerateBody, 'stream'>;
+
+export interface StreamGenerateOptions extends RequestOptions {
+  /** Your id for the request on the channel (default: a random one). */
+  id?: string;
+  /** false: no token frames, only the result. Default true. */
+  streamTokens?: boolean;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export interface ListParams {
+  /** Items per page, 1–100 (server default 20). */
+  limit?: number;
+}
+
+export interface Success { success: boolean }
+
+export interface ProjectFileInfo { path: string; size: number; updated_at: string }
+
+export interface ModelList { data: ModelInfo[]; default: string }
+
+/** Events of `runs.watch()`, as the server sends them for a subscribed run. */
+export type RunEvent =
+  | { event: 'run_started'; id: string; data: Run }
+  | { event: 'step_started'; id: string; data: { run_id: string; index: number; agent: string; model: string; iteration: number } }
+  | { event: 'token'; id: string; data: string; step: number }
+  | { event: 'step_completed'; id: string; data: { run_id: string; index: number; step: RunStep } }
+  | { event: 'complete'; id: string; data: Run }
+  | { event: 'error'; id: string; data: { status: number; code: string; message: string; run?: Run } };

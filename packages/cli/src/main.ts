@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { CodeloomError } from '@codeloom/client';
 import { UsageError, type GlobalFlags } from './cli-context.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
-import { runServerCommand } from './server-commands.js';
 import { keys, login, logout, models, whoami } from './commands/account-commands.js';
 import { generate } from './commands/generate-command.js';
 import { projects } from './commands/projects-command.js';
@@ -49,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${help}\n`);
     return 0;
   }
-  if (SERVER_COMMANDS.has(command)) return runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
+  // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
+  if (SERVER_COMMANDS.has(command)) return (await import('./server-commands.js')).runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
   const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
   switch (command) {
     case 'login': return login(flags, { ...(v.email ? { email: v.email } : {}), ...(v.password !== undefined ? { password: v.password } : {}), ...(v['api-key'] ? { apiKey: v['api-key'] } : {}) });

@@ -94,7 +94,7 @@ export function streamUrl(baseUrl: string): string {
  * works in browsers, where the upgrade cannot carry headers). In the sandbox
  * the `X-Environment` header is passed as the `ws` package's options
  * argument (browsers ignore it; see the README). A session token that has
- * expired, or is refused, is refreshed once first.
+ * expired is refreshed before connecting, or once after the server refuses it as expired.
  */
 export async function openChannel(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<Channel> {
   const Ctor = transport.options.WebSocket;
@@ -105,7 +105,9 @@ export async function openChannel(transport: Transport, options: { signal?: Abor
   try {
     return await connectOnce(transport, token, options);
   } catch (error) {
-    if (!(CodeloomError.isInstance(error) && error.status === 401 && transport.canRefresh())) throw error;
+    // token_expired, or the bare `unauthorized` of servers that do not say why a channel credential was refused.
+    const expired = CodeloomError.isInstance(error) && error.status === 401 && (error.code === 'token_expired' || error.code === 'unauthorized');
+    if (!expired || !transport.canRefresh()) throw error;
     await transport.refreshAfterExpiry(token, options.signal);
     return connectOnce(transport, transport.credential()!, options);
   }

@@ -96,7 +96,7 @@ export class Transport {
   private apiKey: string | undefined;
   private accessToken: string | undefined;
   private refreshToken: string | undefined;
-  private refreshing: Promise<void> | undefined;
+  private refreshing: Promise<AuthSession> | undefined;
 
   constructor(readonly options: ResolvedOptions, credentials: Credentials | undefined) {
     if (credentials && 'apiKey' in credentials) {
@@ -151,8 +151,23 @@ export class Transport {
     return url;
   }
 
-  /** Trades the refresh token for new tokens. Explicit calls always refresh; see `refreshAfterExpiry` for the shared one. */
-  async refresh(refreshToken = this.refreshToken, options: RequestOptions = {}): Promise<AuthSession> {
+  /**
+   * Trades a refresh token for new tokens and adopts them. Without an
+   * argument it uses the client's refresh token and joins a refresh already
+   * in flight: a rotating refresh token must never be presented twice (the
+   * server would take that as theft and revoke the session).
+   */
+  refresh(refreshToken?: string, options: RequestOptions = {}): Promise<AuthSession> {
+    if (refreshToken !== undefined && refreshToken !== this.refreshToken) return this.doRefresh(refreshToken, options);
+    if (!this.refreshing) {
+      // Shared by every caller, so no one caller's signal may cancel it (each caller's wait is cancellable below).
+      const shared: RequestOptions = options.timeout !== undefined ? { timeout: options.timeout } : {};
+      this.refreshing = this.doRefresh(this.refreshToken, shared).finally(() => { this.refreshing = undefined; });
+    }
+    return options.signal ? raceAbort(this.refreshing, options.signal) : this.refreshing;
+  }
+
+  private async doRefresh(refreshToken: string | undefined, options: RequestOptions): Promise<AuthSession> {
     if (!refreshToken) throw CodeloomError.client('not_authenticated', 'No refresh token: sign in with auth.login() or pass { accessToken, refreshToken }.');
     const raw = await this.request<unknown>('/api/v1/auth/refresh', { ...options, method: 'POST', auth: 'none', body: { refresh_token: refreshToken, refreshToken } });
     const session = normalizeAuth(raw);
@@ -168,13 +183,10 @@ export class Transport {
    */
   async refreshAfterExpiry(usedToken: string | undefined, signal?: AbortSignal): Promise<void> {
     if (usedToken !== undefined && this.accessToken !== usedToken) return; // already refreshed by another call
-    if (!this.refreshing) {
-      this.refreshing = this.refresh().then(() => undefined).finally(() => { this.refreshing = undefined; });
-    }
-    await (signal ? raceAbort(this.refreshing, signal) : this.refreshing);
+    await this.refresh(undefined, signal ? { signal } : {});
   }
 
-  /** Refreshes first when the access token is a JWT that has expired or will within `skewSec` (for the WebSocket, whose auth failure carries no `token_expired`). */
+  /** Refreshes first when the access token is a JWT that has expired or will within `skewSec` (before opening a WebSocket, where a refused credential costs a reconnect). */
   async ensureFresh(skewSec = 5, signal?: AbortSignal): Promise<void> {
     if (!this.canRefresh() || !this.accessToken) return;
     const exp = jwtExpiry(this.accessToken);

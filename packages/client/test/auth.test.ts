@@ -123,6 +123,18 @@ describe('refresh and repeat on token_expired (access TTL 1 s)', () => {
     expect(rec.calls.filter((c) => c.url.includes('/projects')).map((c) => c.status)).toEqual([401, 200]);
   });
 
+  it('an explicit auth.refresh() during an automatic one joins it (the rotating token is presented once)', async () => {
+    const { session, ip } = await expiredSession();
+    const rec = recordingFetch();
+    const seen: TokenPair[] = [];
+    const client = clientFor(t, { accessToken: session.accessToken, refreshToken: session.refreshToken }, { fetch: rec.fetch, onTokens: (tokens) => { seen.push(tokens); } }, ip);
+    const [profile, refreshed] = await Promise.all([client.user.profile(), client.auth.refresh()]);
+    expect(profile.id).toBe(session.user!.id);
+    expect(rec.calls.filter((c) => c.url.endsWith('/auth/refresh'))).toHaveLength(1);
+    expect(seen).toEqual([{ accessToken: refreshed.accessToken, refreshToken: refreshed.refreshToken }]);
+    expect((await client.verify()).valid).toBe(true); // the session was not revoked
+  });
+
   it('repeats only once: a second token_expired after the refresh is thrown', async () => {
     const { session, ip } = await expiredSession();
     // A fetch that keeps sending the stale token makes the repeat fail again.

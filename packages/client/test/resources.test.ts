@@ -182,6 +182,15 @@ describe('every resource against a real server', () => {
     expect(await c.apiKeys.list().toArray()).toEqual([]);
   });
 
+  it('per-call timeout and AbortSignal', async () => {
+    expect(await client.generate({ prompt: 'REST API for todos' }, { timeout: 1 }).catch(fail)).toMatchObject({ status: 0, code: 'timeout' });
+    expect(await client.generate({ prompt: 'x' }, { signal: AbortSignal.abort() }).catch(fail)).toMatchObject({ status: 499, code: 'cancelled' });
+    const controller = new AbortController();
+    const pending = client.generate({ prompt: 'REST API for todos' }, { signal: controller.signal });
+    controller.abort();
+    expect(await pending.catch(fail)).toMatchObject({ code: 'cancelled' });
+  });
+
   it('another account\'s resources are 404', async () => {
     const { client: other } = await newUser(t);
     const mine = await client.projects.create({ name: 'private' });

@@ -6,3 +6,4 @@ export * from './schemas/api-keys.js';
 export * from './schemas/generate.js';
 export * from './schemas/projects.js';
 export * from './schemas/agents.js';
+export * from './schemas/oauth.js';

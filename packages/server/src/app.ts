@@ -21,6 +21,8 @@ import { projectsRoutes } from './modules/projects/projects-routes.js';
 import { agentsRoutes } from './modules/agents/agents-routes.js';
 import { runsRoutes } from './modules/runs/runs-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
+import { oauthRoutes } from './modules/oauth/oauth-routes.js';
+import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -69,11 +71,13 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
 
   await app.register(systemRoutes(ctx));
   await app.register(bearerRefreshRoute(ctx));
+  await app.register(oauthRoutes(ctx));
   await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
   await app.register(async (api) => {
     await api.register(authRoutes(ctx));
     await api.register(usersRoutes(ctx));
     await api.register(apiKeysRoutes(ctx));
+    await api.register(oauthClientRoutes(ctx));
     await api.register(generateRoutes(ctx));
     await api.register(projectsRoutes(ctx));
     await api.register(agentsRoutes(ctx));

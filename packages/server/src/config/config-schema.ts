@@ -25,6 +25,7 @@ export const SETTINGS = [
   { env: 'CODELOOM_AUDIENCE', key: 'audience', kind: 'string', default: 'codeloom', doc: 'JWT `aud` of access tokens.' },
   { env: 'CODELOOM_ACCESS_TOKEN_TTL', key: 'accessTokenTtl', kind: 'int', default: '900', min: 1, max: 86_400, doc: 'Access token lifetime in seconds.' },
   { env: 'CODELOOM_REFRESH_TOKEN_TTL', key: 'refreshTokenTtl', kind: 'int', default: '2592000', min: 60, max: 31_536_000, doc: 'Refresh token lifetime in seconds (default 30 days).' },
+  { env: 'CODELOOM_OAUTH_CODE_TTL', key: 'oauthCodeTtl', kind: 'int', default: '60', min: 1, max: 600, doc: 'OAuth authorization code lifetime in seconds (codes are single-use; RFC 9700 wants them short-lived).' },
   { env: 'CODELOOM_BODY_LIMIT', key: 'bodyLimit', kind: 'int', default: '1048576', min: 1024, max: 104_857_600, doc: 'Largest accepted request body in bytes.' },
   { env: 'CODELOOM_TRUST_PROXY', key: 'trustProxy', kind: 'bool', default: 'false', doc: 'Trust X-Forwarded-For for the client address (set behind a reverse proxy).' },
   { env: 'CODELOOM_LOGIN_MAX_FAILURES', key: 'loginMaxFailures', kind: 'int', default: '5', min: 1, max: 1000, doc: 'Failed logins per account within the throttle window before 429.' },

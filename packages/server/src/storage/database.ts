@@ -36,6 +36,26 @@ export interface RunsTable {
   error: string | null; created_at: string; started_at: string | null; finished_at: string | null;
 }
 
+/** OAuth 2.0: registered clients, their short-lived codes, grants (one per code exchange: a refresh-token family) and tokens. Secrets only as SHA-256. */
+export interface OAuthClientsTable {
+  id: string; user_id: string; name: string; type: string; secret_hash: string | null; redirect_uris: string; scopes: string; created_at: string;
+}
+export interface OAuthCodesTable {
+  code_hash: string; client_id: string; user_id: string; redirect_uri: string; scopes: string;
+  code_challenge: string | null; code_challenge_method: string | null;
+  created_at: string; expires_at: string; used_at: string | null; replayed_at: string | null;
+}
+export interface OAuthGrantsTable {
+  id: string; client_id: string; user_id: string; code_hash: string | null; scopes: string;
+  created_at: string; revoked_at: string | null; revoked_reason: string | null;
+}
+export interface OAuthTokensTable {
+  token_hash: string; grant_id: string; kind: string; scopes: string;
+  created_at: string; expires_at: string; used_at: string | null; revoked_at: string | null;
+}
+/** Browser sessions of the sign-in and consent pages (cookie value stored as SHA-256). */
+export interface WebSessionsTable { token_hash: string; user_id: string; created_at: string; expires_at: string }
+
 export interface Database {
   agents: OwnedDocumentsTable;
   workflows: OwnedDocumentsTable;
@@ -49,4 +69,9 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   api_keys: ApiKeysTable;
   signing_keys: SigningKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_tokens: OAuthTokensTable;
+  web_sessions: WebSessionsTable;
 }

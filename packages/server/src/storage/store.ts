@@ -8,6 +8,9 @@ import { RunsRepo } from './repos/runs-repo.js';
 import type { AgentData, WorkflowData } from '../modules/agents/agent-documents.js';
 import { SessionsRepo } from './repos/sessions-repo.js';
 import { SigningKeysRepo } from './repos/signing-keys-repo.js';
+import { OAuthClientsRepo } from './repos/oauth-clients-repo.js';
+import { OAuthGrantsRepo } from './repos/oauth-grants-repo.js';
+import { WebSessionsRepo } from './repos/web-sessions-repo.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
 export interface Store {
@@ -21,6 +24,9 @@ export interface Store {
   agents: OwnedDocumentsRepo<AgentData>;
   workflows: OwnedDocumentsRepo<WorkflowData>;
   runs: RunsRepo;
+  oauthClients: OAuthClientsRepo;
+  oauthGrants: OAuthGrantsRepo;
+  webSessions: WebSessionsRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -36,5 +42,8 @@ export function createStore(handle: DatabaseHandle): Store {
     agents: new OwnedDocumentsRepo<AgentData>(db, 'agents'),
     workflows: new OwnedDocumentsRepo<WorkflowData>(db, 'workflows'),
     runs: new RunsRepo(db),
+    oauthClients: new OAuthClientsRepo(db),
+    oauthGrants: new OAuthGrantsRepo(db),
+    webSessions: new WebSessionsRepo(db),
   };
 }

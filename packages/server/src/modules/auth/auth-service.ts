@@ -49,7 +49,16 @@ export class AuthService {
   }
 
   async login(body: LoginBody, clientIp: string, environment: Environment): Promise<AuthResponse> {
-    const normalized = normalizeEmail(body.email);
+    return this.startSession(await this.authenticate(body.email, body.password, clientIp), environment);
+  }
+
+  /**
+   * Checks an email and password under the login throttle (per account and
+   * per client address); shared by the JSON login and the OAuth sign-in page.
+   * Throws rate_limited or invalid_credentials.
+   */
+  async authenticate(email: string, password: string, clientIp: string): Promise<Account> {
+    const normalized = normalizeEmail(email);
     const windows: WindowSpec[] = [
       { key: `login:acct:${sha256(normalized)}`, limit: this.settings.loginMaxFailures, windowSec: this.settings.loginWindow },
       { key: `login:ip:${clientIp}`, limit: this.settings.loginMaxFailuresPerIp, windowSec: this.settings.loginWindow },
@@ -61,12 +70,12 @@ export class AuthService {
       throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
     const account = await this.store.accounts.findByEmail(normalized);
-    const ok = account ? await this.hasher.verify(account.passwordHash, body.password) : (await this.hasher.burn(body.password), false);
+    const ok = account ? await this.hasher.verify(account.passwordHash, password) : (await this.hasher.burn(password), false);
     if (!account || !ok) {
       await this.limits.add(windows, 1);
       throw new AppError('invalid_credentials');
     }
-    return this.startSession(account, environment);
+    return account;
   }
 
   async refresh(refreshToken: string): Promise<AuthResponse> {

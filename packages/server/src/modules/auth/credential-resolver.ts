@@ -9,6 +9,7 @@ import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
 import type { KeyRing } from './key-ring.js';
 import type { Principal } from './principal.js';
 import { looksLikeApiKey, looksLikeJwt, sha256 } from './secrets.js';
+import { findActiveAccessToken, looksLikeOAuthAccessToken } from '../oauth/oauth-secrets.js';
 
 export const narrowToPlan = (scopes: readonly string[], plan: keyof typeof PLANS): Permission[] =>
   PLANS[plan].permissions.filter((p) => scopes.includes(p));
@@ -48,6 +49,7 @@ export class CredentialResolver {
     const envHeader = parseEnvironment(requestedEnv);
     if (looksLikeApiKey(credential)) return this.fromApiKey(credential, envHeader);
     if (looksLikeJwt(credential)) return this.fromSessionToken(credential, envHeader);
+    if (looksLikeOAuthAccessToken(credential)) return this.fromOAuthToken(credential, envHeader);
     throw new AppError('invalid_token', 'The credential is neither an access token nor an API key this server issued.');
   }
 
@@ -64,6 +66,20 @@ export class CredentialResolver {
       scopes: [...PLANS[account.org.plan].permissions],
       environment: envHeader ?? 'production',
       sessionId: claims.sid,
+    };
+  }
+
+  /** Looked up on every request (no cache), so revocation and client deletion apply at once on every instance. */
+  private async fromOAuthToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
+    const record = await findActiveAccessToken(this.store, token);
+    const account = await this.account(record.grant.userId);
+    if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
+    return {
+      type: 'oauth',
+      user: { id: account.user.id, email: account.user.email, name: account.user.name },
+      org: account.org,
+      scopes: narrowToPlan(record.scopes, account.org.plan),
+      environment: envHeader ?? 'production',
     };
   }
 

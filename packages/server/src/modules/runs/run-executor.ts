@@ -1,4 +1,4 @@
-import { PLANS, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
+import { ERROR_CODES, PLANS, isErrorCode, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { ModelRegistry } from '../../providers/model-registry.js';
 import { ProviderError } from '../../providers/provider.js';
@@ -56,7 +56,7 @@ export class RunExecutor {
       if (failedAt) Object.assign(failedAt, { status: 'failed', finished_at: nowIso(), error: info });
       for (const s of run.steps) if (s.status === 'pending') s.status = 'skipped';
       this.finish(run, reason === 'cancelled' ? 'cancelled' : 'failed', { ...info, ...(failedAt ? { step: failedAt.index } : {}) });
-      const status = reason === 'cancelled' ? 499 : info.code === 'interrupted' ? 503 : statusOf(info.code);
+      const status = runErrorStatus(info.code);
       await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } });
     }
   }
@@ -160,8 +160,10 @@ function errorInfo(error: unknown): { code: string; message: string } {
   return { code: 'internal_error', message: 'The run failed because of an error on our side.' };
 }
 
-function statusOf(code: string): number {
-  return ({ upstream_error: 502, upstream_timeout: 504, service_unavailable: 503, rate_limited: 429, validation_failed: 400 } as Record<string, number>)[code] ?? 500;
+/** The `status` of a run's `error` event, from its error code; the same whether the event is live or answers a late subscribe. */
+export function runErrorStatus(code: string): number {
+  if (code === 'interrupted') return 503;
+  return isErrorCode(code) ? ERROR_CODES[code].status : 500;
 }
 
 /** A step's files. Prose without code blocks is a file only for the documenter (its README); an architect's design is files only when fenced. */

@@ -8,7 +8,7 @@ import type { GenerationService } from '../generate/generation-service.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { paginate, type Page } from '../pagination.js';
 import type { RunEventBus, RunEventListener } from './run-events.js';
-import type { RunExecutor } from './run-executor.js';
+import { runErrorStatus, type RunExecutor } from './run-executor.js';
 import type { RunQueue } from './run-queue.js';
 import { fromRow, isFinished, newStep, toRow, toRun, type RunSpec, type RunState } from './run-record.js';
 
@@ -17,6 +17,8 @@ const DEFAULT_MAX_ITERATIONS = 2;
 
 export class RunsService {
   private readonly controllers = new Map<string, AbortController>();
+  /** Runs whose job has left the queue on this instance (their row may still say `queued` for a moment). */
+  private readonly started = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -75,9 +77,11 @@ export class RunsService {
     this.queue.enqueue(`${run.userId}:${run.environment}`, async () => {
       try {
         if (controller.signal.aborted) return;
+        this.started.add(run.id);
         await this.executor.execute(run, controller.signal);
       } finally {
         this.controllers.delete(run.id);
+        this.started.delete(run.id);
       }
     });
   }
@@ -100,15 +104,28 @@ export class RunsService {
     const run = fromRow(row);
     if (isFinished(run.status)) throw new AppError('conflict', `The run already ${run.status}.`);
     const controller = this.controllers.get(id);
-    if (controller && run.status === 'running') {
+    // A run that has left the queue is ended by its executor (which records the step it stopped in),
+    // even when its row still says `queued`; writing `cancelled` here too would race with it.
+    if (controller && (run.status === 'running' || this.started.has(id))) {
       controller.abort('cancelled');
       await this.waitUntilFinished(id);
     } else {
+      // Queued here, or executing nowhere this instance knows of: record the cancel, keeping finished steps.
       controller?.abort('cancelled');
-      for (const s of run.steps) s.status = 'skipped';
-      Object.assign(run, { status: 'cancelled', finished_at: nowIso(), error: { code: 'cancelled', message: 'The run was cancelled before it started.' } });
-      await this.store.runs.save(toRow(run));
-      this.events.publish(run.id, { event: 'error', id: run.id, data: { status: 499, code: 'cancelled', message: 'The run was cancelled.', run: toRun(run) } });
+      const stoppedAt = run.steps.find((s) => s.status === 'running');
+      for (const s of run.steps) {
+        if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: { code: 'cancelled', message: 'The run was cancelled.' } });
+        else if (s.status === 'pending') s.status = 'skipped';
+      }
+      const message = run.status === 'queued' ? 'The run was cancelled before it started.' : 'The run was cancelled.';
+      Object.assign(run, { status: 'cancelled', finished_at: nowIso(), error: { code: 'cancelled', message, ...(stoppedAt ? { step: stoppedAt.index } : {}) } });
+      // Only if it has not finished meanwhile (a run that ended while this request read it is not rewritten).
+      if (!(await this.store.runs.saveIfStatus(toRow(run), [row.status]))) {
+        const now = await this.get(principal, id);
+        if (isFinished(now.status)) throw new AppError('conflict', `The run already ${now.status}.`);
+        return now;
+      }
+      this.events.publish(run.id, { event: 'error', id: run.id, data: { status: runErrorStatus('cancelled'), code: 'cancelled', message: 'The run was cancelled.', run: toRun(run) } });
     }
     return this.get(principal, id);
   }
@@ -127,7 +144,7 @@ export class RunsService {
     if (isFinished(run.status)) {
       const event: StreamEvent = run.status === 'succeeded'
         ? { event: 'complete', id: run.id, data: toRun(run) }
-        : { event: 'error', id: run.id, data: { status: run.status === 'cancelled' ? 499 : 500, code: run.error?.code ?? run.status, message: run.error?.message ?? `The run ${run.status}.`, run: toRun(run) } };
+        : { event: 'error', id: run.id, data: { status: runErrorStatus(run.error?.code ?? run.status), code: run.error?.code ?? run.status, message: run.error?.message ?? `The run ${run.status}.`, run: toRun(run) } };
       listener(event);
     }
     return unsubscribe;
@@ -143,11 +160,13 @@ export class RunsService {
     for (const row of await this.store.runs.withStatus(['running', 'queued'])) {
       const run = fromRow(row);
       if (run.status === 'queued') { this.schedule(run); requeued++; continue; }
+      const failedAt = run.steps.find((s) => s.status === 'running');
       for (const s of run.steps) {
         if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: { code: 'interrupted', message: 'The server stopped during this step.' } });
         else if (s.status === 'pending') s.status = 'skipped';
       }
-      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'interrupted', message: 'The server stopped while this run was in progress.' } });
+      // The same shape as a run checkpointed on SIGTERM: the error names the step it stopped in.
+      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'interrupted', message: 'The server stopped while this run was in progress.', ...(failedAt ? { step: failedAt.index } : {}) } });
       await this.store.runs.save(toRow(run));
       interrupted++;
     }

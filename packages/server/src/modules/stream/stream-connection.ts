@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyRequest } from 'fastify';
@@ -27,7 +26,10 @@ export class StreamConnection {
   private readonly inflight = new Map<string, AbortController>();
   private readonly subscriptions = new Map<string, () => void>();
   private authTimer: NodeJS.Timeout | undefined;
+  /** Set while a credential is being checked: frames that arrive meanwhile wait for it, so `auth` then `generate` sent back to back work in order. */
+  private authPending: Promise<void> | undefined;
   private shuttingDown = false;
+  private drainWait: Promise<void> | undefined;
   private nextId = 0;
   alive = true;
 
@@ -48,8 +50,28 @@ export class StreamConnection {
     this.ws.on('pong', () => { this.alive = true; });
     this.ws.on('error', () => this.cleanup());
     if (this.principal) return this.authenticated();
-    if (this.request.headers.authorization) return this.refuse('The Authorization header does not hold a valid credential.');
-    this.authTimer = setTimeout(() => this.refuse('No auth message within 10 seconds.'), this.settings.authTimeoutMs);
+    // The auth hook let the upgrade through without a principal: resolve again to tell the client why (invalid_token, token_expired, …).
+    if (this.request.headers.authorization) return void this.authenticateWith(this.request.headers.authorization);
+    this.authTimer = setTimeout(() => this.refuse(problemData('unauthorized', `No auth frame within ${this.settings.authTimeoutMs / 1000} s.`)), this.settings.authTimeoutMs);
+  }
+
+  /** Resolves a credential; on failure sends the credential error (its own status and code) and closes with 4401. */
+  private authenticateWith(authorization: string): Promise<void> {
+    clearTimeout(this.authTimer);
+    const pending = (async () => {
+      try {
+        this.principal = await this.ctx.credentials.resolve(authorization, this.request.headers['x-environment'] as string | undefined);
+      } catch (error) {
+        if (error instanceof AppError) return this.refuse(toErrorData(error));
+        this.request.log.error({ err: error }, 'channel authentication failed');
+        this.sendNow({ event: 'error', data: problemData('service_unavailable', 'The credential could not be checked; reconnect and retry.') });
+        this.ws.close(1011, 'internal error');
+        return;
+      }
+      this.authenticated();
+    })();
+    this.authPending = pending.finally(() => { this.authPending = undefined; });
+    return this.authPending;
   }
 
   private authenticated(): void {
@@ -64,12 +86,14 @@ export class StreamConnection {
     this.sendNow({ event: 'connected', data: { connection_id: this.id, user_id: p.user.id } });
   }
 
-  private refuse(reason: string): void {
-    this.sendNow({ event: 'error', data: { status: 401, code: 'unauthorized', message: reason } });
+  private refuse(data: ErrorData): void {
+    this.sendNow({ event: 'error', data });
     this.ws.close(4401, 'unauthorized');
   }
 
   private async onMessage(data: Buffer, isBinary: boolean): Promise<void> {
+    // Frames are handled in arrival order while a credential is checked (waiters resume first in, first out).
+    if (this.authPending) await this.authPending;
     if (isBinary || data.length > MAX_FRAME_BYTES) {
       const problem = isBinary ? problemData('validation_failed', 'Frames are JSON text; binary frames are not accepted.') : problemData('payload_too_large', `Frames are limited to ${MAX_FRAME_BYTES} bytes.`);
       return this.sendNow({ event: 'error', data: problem });
@@ -99,13 +123,7 @@ export class StreamConnection {
 
   private async onAuth(token: string): Promise<void> {
     if (this.principal) return this.sendNow({ event: 'error', data: problemData('conflict', 'This connection is already authenticated.') });
-    clearTimeout(this.authTimer);
-    try {
-      this.principal = await this.ctx.credentials.resolve(`Bearer ${token}`, this.request.headers['x-environment'] as string | undefined);
-    } catch (error) {
-      return this.refuse(error instanceof AppError ? error.message : 'Invalid credential.');
-    }
-    this.authenticated();
+    await this.authenticateWith(`Bearer ${token}`);
   }
 
   private onCancel(id: string): void {
@@ -133,6 +151,8 @@ export class StreamConnection {
       return;
     }
     const id = frame.id ?? `r_${this.id.slice(4, 10)}_${++this.nextId}`;
+    // The server is stopping: answer at once instead of starting work the shutdown would cut off without a word.
+    if (this.shuttingDown) return this.sendNow({ event: 'error', id, data: problemData('shutting_down') });
     if (this.inflight.has(id)) return this.sendNow({ event: 'error', id, data: problemData('conflict', `A generation with id ${id} is already running on this connection.`) });
     if (this.inflight.size >= this.settings.maxConcurrentPerConnection) {
       return this.sendNow({ event: 'error', id, data: problemData('rate_limited', `At most ${this.settings.maxConcurrentPerConnection} generations may run at once on one connection.`) });
@@ -149,7 +169,7 @@ export class StreamConnection {
       const prepared = await this.ctx.generation.prepare(principal, body);
       const result = await this.ctx.generation.run(principal, prepared, {
         signal: controller.signal,
-        ...(streamTokens === false ? {} : { onToken: (text: string) => this.send({ event: 'token', id, data: text }) }),
+        ...(streamTokens === false ? {} : { onToken: (text: string) => this.send({ event: 'token', id, data: text }, controller.signal) }),
       });
       this.sendNow({ event: 'complete', id, data: result });
     } catch (error) {
@@ -166,12 +186,34 @@ export class StreamConnection {
     }
   }
 
-  /** Sends and, when the client is not keeping up, waits for the socket to drain before the next token is pulled. */
-  private async send(frame: StreamEvent): Promise<void> {
+  /**
+   * Sends and, when the client is not keeping up, waits for the socket to drain before the next token is
+   * pulled. A cancel or shutdown (`signal`) ends the wait, so the request still ends with its error frame.
+   */
+  private async send(frame: StreamEvent, signal: AbortSignal): Promise<void> {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(JSON.stringify(frame));
     const socket = (this.ws as unknown as { _socket?: Socket })._socket;
-    if (socket?.writableNeedDrain) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+    if (socket?.writableNeedDrain && !socket.destroyed && !signal.aborted) await untilAborted(signal, this.drained(socket));
+  }
+
+  /**
+   * One wait shared by every generation of the connection, with its listeners removed when it ends: a
+   * once()-per-token race would leave a 'close' listener behind on every wait and put one 'drain'
+   * listener per running generation on the socket (MaxListenersExceededWarning past 10, memory growth).
+   */
+  private drained(socket: Socket): Promise<void> {
+    this.drainWait ??= new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        this.drainWait = undefined;
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
+    });
+    return this.drainWait;
   }
 
   private sendNow(frame: StreamEvent): void {
@@ -203,6 +245,15 @@ export class StreamConnection {
     this.accountKey = undefined;
     this.registry.delete(this);
   }
+}
+
+/** Resolves when `wait` settles or `signal` aborts, whichever is first; leaves no listener behind. */
+function untilAborted(signal: AbortSignal, wait: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { signal.removeEventListener('abort', done); resolve(); };
+    signal.addEventListener('abort', done);
+    void wait.then(done, done);
+  });
 }
 
 function problemData(code: keyof typeof ERROR_CODES, message?: string): ErrorData {

@@ -40,7 +40,8 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
       description: 'Connect with `Upgrade: websocket`. Authenticate with the Authorization header on the upgrade, or with a first frame {"type":"auth","token":"…"} within 10 s (else close 4401). Frames are JSON text; see docs/streaming.md for every frame.',
       response: { 101: { description: 'Switching Protocols: the WebSocket channel', type: 'null' }, ...errorResponses(426, 429) },
     },
-    handler: async () => { throw new AppError('upgrade_required'); },
+    // RFC 9110 §15.5.22: a 426 names the protocol to switch to in Upgrade.
+    handler: async () => { throw new AppError('upgrade_required', undefined, { headers: { upgrade: 'websocket' } }); },
     wsHandler: (socket, request) => {
       new StreamConnection(socket, request, ctx, registry, {
         authTimeoutMs: ctx.config.wsAuthTimeout * 1000,

@@ -1,47 +1,111 @@
-import type { PromptAnalysis } from './prompt-analysis.js';
-import type { SandboxFile } from './sandbox-files.js';
+import type { Conversation } from './conversation.js';
+import { fencedPaths } from './conversation.js';
+import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
+import { KIND_NOUN, isTestFile } from './sandbox-files.js';
 
-/** What each workflow agent type answers, in its own form. */
-export function planText(a: PromptAnalysis, language: string): string {
-  return [
-    `# Plan: ${a.title}`, '',
-    `1. Model the ${a.entity} (id, title, creation time) and an in-memory ${a.resource} store.`,
-    a.kind === 'api' ? `2. Expose CRUD endpoints under /${a.resource} with input validation.` : a.kind === 'cli' ? `2. Add a command line with add and list commands.` : `2. Export a small, typed API for ${a.resource}.`,
-    `3. Write tests for creating, reading, updating and removing ${a.resource}.`,
-    `4. Document how to install, run and test it (${language}).`, '',
-  ].join('\n');
-}
+/**
+ * What the planner, architect, tester and documenter agent types answer
+ * when the model is the sandbox (a deterministic template model, not AI).
+ * Each takes the project the coder would write, so every step of a workflow
+ * describes the same files.
+ */
 
-export function designText(a: PromptAnalysis, language: string): string {
+const TEST_TOOL: Record<string, string> = {
+  typescript: 'node:test (built into Node)', javascript: 'node:test (built into Node)', python: 'unittest (pytest runs it too)',
+  java: 'plain main() checks (no JUnit needed)', go: 'go test with net/http/httptest', rust: '#[test] unit and integration tests',
+  c: 'assert() programs run by make test', cpp: 'assert() programs registered with CTest', bash: 'a plain bash test script',
+};
+
+const stack = (spec: GenerationSpec) => spec.framework || (spec.kind === 'api' ? 'the standard library' : 'no framework');
+
+export function planText(spec: GenerationSpec): string {
+  const r = spec.resource.words;
+  const step3 = spec.kind === 'api'
+    ? `Expose CRUD endpoints on ${stack(spec)}: GET/POST /${spec.resource.kebab} and GET/PUT/DELETE /${spec.resource.kebab}/{id}, answering 400 for bad input and 404 for unknown ids.`
+    : spec.kind === 'cli'
+      ? `Add the commands add, list, show, rename and remove, saving the ${r} to a file between runs; misuse exits with status 2.`
+      : `Export the store and the ${spec.field} check as the public API of the ${spec.languageName} library.`;
   return [
-    `# Design: ${a.title}`, '',
-    `- Language: ${language}`,
-    `- Data model: ${a.entity} { id: integer, title: string, createdAt: timestamp }`,
-    `- Modules: ${a.resource} store (state), ${a.kind === 'api' ? 'HTTP routes' : a.kind === 'cli' ? 'command line' : 'public API'}, tests`,
-    ...(a.kind === 'api' ? ['', '| method | path | answer |', '|---|---|---|', `| GET | /${a.resource} | 200 list |`, `| GET | /${a.resource}/:id | 200 or 404 |`, `| POST | /${a.resource} | 201 created, 400 without title |`, `| DELETE | /${a.resource}/:id | 204 or 404 |`] : []),
+    `# Plan: ${spec.title}`,
+    '',
+    `1. Model ${spec.entity.words === 'item' ? 'an item' : `the ${spec.entity.words}`} record (id, ${spec.field}, created at) and check input: the ${spec.field} is 1 to 200 characters after trimming.`,
+    `2. Keep the ${r} in an in-memory store with create, get, update, remove and list${spec.database ? `, behind methods a ${spec.database} repository can take over (starting schema in db/schema.sql)` : ''}.`,
+    `3. ${step3}`,
+    `4. Test the happy path, invalid input and unknown ids with ${TEST_TOOL[spec.language] ?? 'the language\'s usual test tool'}.`,
+    `5. Document in README.md how to install, run and test the ${spec.languageName} ${KIND_NOUN[spec.kind]}.`,
     '',
   ].join('\n');
 }
 
-/**
- * The reviewer's rule, deterministic so workflows are testable: it requests
- * changes when the task contains `[review:changes]` (every review) or
- * `[review:changes=N]` (while fewer than N+1 coder outputs exist); otherwise,
- * or once the conversation has no code at all, it approves.
- */
-export function reviewText(conversation: string): string {
-  const marker = /\[review:changes(?:=(\d+))?\]/.exec(conversation);
-  const coderOutputs = (conversation.match(/## Output of the coder/g) ?? []).length;
-  const limit = marker?.[1] !== undefined ? Number(marker[1]) : Infinity;
-  const changes = marker !== null && coderOutputs > 0 && coderOutputs <= limit;
-  return changes
-    ? ['VERDICT: changes_requested', '- Validate input lengths and reject empty titles.', '- Add a test for the not-found case.', ''].join('\n')
-    : ['VERDICT: approve', '- The code matches the plan and the tests cover the main paths.', ''].join('\n');
+/** What a file is for, from its path: enough for a design overview. */
+function roleOf(path: string, spec: GenerationSpec): string {
+  if (isTestFile(path)) return 'tests';
+  if (/README\.md$/.test(path)) return 'how to install, run and test';
+  if (/(^|\/)(package\.json|Cargo\.toml|go\.mod|pyproject\.toml|requirements\.txt|Makefile|CMakeLists\.txt|tsconfig\.json)$/.test(path)) return 'build and dependencies';
+  if (/schema\.sql$/.test(path)) return `starting schema for ${spec.database || 'a database'}`;
+  if (/routes?|router|handler/i.test(path)) return `HTTP routes for /${spec.resource.kebab}`;
+  if (/(^|\/)(app|server)\.\w+$|Server\.java$/.test(path)) return spec.kind === 'api' ? 'HTTP server setup and entry point' : 'entry point';
+  if (/cli|__main__|(^|\/)main\.\w+$|Main\.java$/.test(path)) return spec.kind === 'cli' ? 'command line' : 'entry point';
+  if (/json/i.test(path)) return 'JSON helpers';
+  if (/__init__\.py$|index\.\w+$/.test(path)) return 'public exports';
+  if (/store|lib\.rs$|\.(h|hpp)$/.test(path) || path.toLowerCase().includes(spec.entity.flat) || path.toLowerCase().includes(spec.resource.kebab)) return `${spec.entity.words} record, input check and store`;
+  return 'supporting code';
 }
 
-export function readmeFile(a: PromptAnalysis, language: string, files: SandboxFile[]): SandboxFile {
-  return {
-    path: 'README.md', lang: 'markdown',
-    content: [`# ${a.title}`, '', `A small ${language} ${a.kind === 'api' ? 'service' : a.kind === 'cli' ? 'command-line tool' : 'library'} for ${a.resource}, generated by the Codeloom sandbox model (a deterministic template model).`, '', '## Files', '', ...files.filter((f) => f.path !== 'README.md').map((f) => `- \`${f.path}\``), ''].join('\n'),
-  };
+export function designText(spec: GenerationSpec, files: SandboxFile[]): string {
+  const base = `/${spec.resource.kebab}`;
+  return [
+    `# Design: ${spec.title}`,
+    '',
+    `A ${spec.languageName} ${KIND_NOUN[spec.kind]} for ${spec.resource.words}, on ${stack(spec)}.`,
+    '',
+    '## Modules',
+    '',
+    ...files.map((f) => `- \`${f.path}\`: ${roleOf(f.path, spec)}`),
+    '',
+    '## Data model',
+    '',
+    '| field | type | notes |',
+    '|---|---|---|',
+    '| id | integer | assigned by the store, never reused |',
+    `| ${spec.field} | text | 1 to 200 characters, trimmed |`,
+    '| created at | timestamp | set on creation (UTC) |',
+    ...(spec.kind === 'api' ? ['', '## Endpoints', '', '| method | path | answer |', '|---|---|---|',
+      `| GET | ${base} | 200 with every ${spec.entity.words} |`, `| POST | ${base} | 201 with the new ${spec.entity.words}, 400 for bad input |`,
+      `| GET | ${base}/{id} | 200, or 404 |`, `| PUT | ${base}/{id} | 200, 400 or 404 |`, `| DELETE | ${base}/{id} | 204, or 404 |`] : []),
+    ...(spec.kind === 'cli' ? ['', '## Commands', '', `add, list, show, rename and remove; the ${spec.resource.words} persist in a file between runs; misuse exits with status 2.`] : []),
+    '',
+    '## Decisions',
+    '',
+    `- Storage: ${spec.database ? `in memory first, behind the store's methods, so a ${spec.database} repository can replace it without touching callers` : 'in memory, behind the store\'s methods, so a database can replace it later'}.`,
+    `- Dependencies: ${spec.framework ? `${spec.framework} only` : 'none beyond the standard library'}, so the project builds offline.`,
+    `- Tests: ${TEST_TOOL[spec.language] ?? 'the language\'s usual test tool'}.`,
+    '',
+  ].join('\n');
+}
+
+/** Only the test files; languages without test templates get a test plan in tests/. */
+export function testerFiles(spec: GenerationSpec, project: SandboxFile[]): SandboxFile[] {
+  const tests = project.filter((f) => isTestFile(f.path));
+  if (tests.length) return tests;
+  return [{
+    path: 'tests/TEST_PLAN.md', lang: 'markdown',
+    content: `# Test plan: ${spec.title}\n\n1. Create ${spec.entity.words === 'item' ? 'an item' : `a ${spec.entity.words}`}; read it back by id.\n2. Update its ${spec.field}; list shows the change.\n3. Remove it; reading it again finds nothing.\n4. An empty or 201-character ${spec.field} is refused with a clear message.\n`,
+  }];
+}
+
+/** Every path the earlier steps wrote, in order (a documenter lists what is really there). */
+export function writtenPaths(c: Conversation): string[] {
+  return [...new Set(c.outputs.filter((o) => o.agent !== 'documenter').flatMap((o) => fencedPaths(o.text)))];
+}
+
+/**
+ * The documenter's README: the project's own, listing the files the earlier
+ * steps wrote (a tester's included), or the project's files when it runs alone.
+ */
+export function documenterFile(project: SandboxFile[], written: string[]): SandboxFile {
+  const base = project.find((f) => f.path === 'README.md')!;
+  const listed = (written.length ? written : project.map((f) => f.path)).filter((p) => p !== 'README.md');
+  const [head] = base.content.split('\n## Files\n');
+  return { ...base, content: `${head}\n## Files\n\n${listed.map((p) => `- \`${p}\``).join('\n')}\n` };
 }

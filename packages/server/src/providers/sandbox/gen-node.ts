@@ -1,135 +1,239 @@
-import { capitalize } from './prompt-analysis.js';
+import { nodeApiFiles } from './gen-node-api.js';
+import { nodeTestFile } from './gen-node-tests.js';
+import { withArticle } from './prompt-analysis.js';
 import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
+import { readme, schemaFile } from './sandbox-files.js';
 
-/** TypeScript and JavaScript (ESM). `ts` adds types; the runtime shape is the same. */
+/**
+ * TypeScript and JavaScript (ESM, Node 20) templates of the sandbox model, a
+ * deterministic template model (not AI). One template serves both: `t()`
+ * writes type syntax only for TypeScript, so the two cannot drift apart.
+ */
+export interface NodeFlavour {
+  ts: boolean;
+  ext: 'ts' | 'js';
+  lang: 'typescript' | 'javascript';
+  /** The TypeScript text, or the plain-JavaScript alternative. */
+  t: (typed: string, plain?: string) => string;
+}
+
+export function nodeFlavour(ts: boolean): NodeFlavour {
+  return { ts, ext: ts ? 'ts' : 'js', lang: ts ? 'typescript' : 'javascript', t: (typed, plain = '') => (ts ? typed : plain) };
+}
+
+/** The module holding the record type, input validation and the store: `src/todos.ts`. */
+export const storeModule = (spec: GenerationSpec) => spec.resource.kebab;
+
 export function generateNode(spec: GenerationSpec, ts: boolean): SandboxFile[] {
-  const { resource, entity, title } = spec.analysis;
-  const E = capitalize(entity);
-  const ext = ts ? 'ts' : 'js';
-  const lang = ts ? 'typescript' : 'javascript';
-  const t = (typed: string, plain = '') => (ts ? typed : plain);
-  const storeFile: SandboxFile = {
-    path: `src/${resource}-store.${ext}`, lang,
-    content: `${t(`export interface ${E} {\n  id: number;\n  title: string;\n  createdAt: string;\n}\n\n`)}/** In-memory ${resource} store${spec.database ? ` (swap for ${spec.database} in production)` : ''}. */
+  const f = nodeFlavour(ts);
+  const files: SandboxFile[] = [storeFile(spec, f)];
+  if (spec.kind === 'api') files.push(...nodeApiFiles(spec, f));
+  else if (spec.kind === 'cli') files.push(cliFile(spec, f));
+  else files.push({ path: `src/index.${f.ext}`, lang: f.lang, content: `export { ${spec.entity.pascal}Store, parse${spec.entity.pascal}Input } from './${storeModule(spec)}.js';\n${f.t(`export type { ${spec.entity.pascal}, ${spec.entity.pascal}Input } from './${storeModule(spec)}.js';\n`)}` });
+  if (spec.includeTests) files.push(nodeTestFile(spec, f));
+  const schema = schemaFile(spec);
+  if (schema) files.push(schema);
+  files.push({ path: 'package.json', lang: 'json', content: packageJson(spec, f) });
+  if (ts) files.push({ path: 'tsconfig.json', lang: 'json', content: TSCONFIG });
+  const dist = ts ? 'dist/src' : 'src';
+  const entry = spec.kind === 'api' ? `node ${dist}/server.js` : spec.kind === 'cli' ? `node ${dist}/cli.js add "first ${spec.entity.words}"` : `node -e "import('./${dist}/index.js').then(console.log)"`;
+  files.push(readme(spec, { setup: `npm install${ts ? '\nnpx tsc' : ''}`, run: entry, test: 'npm test' }, files));
+  return files;
+}
+
+const TSCONFIG = `${JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: '.', types: ['node'] },
+  include: ['src', 'test'],
+}, null, 2)}\n`;
+
+function storeFile(spec: GenerationSpec, f: NodeFlavour): SandboxFile {
+  const E = spec.entity.pascal;
+  const field = spec.field;
+  const t = f.t;
+  const where = spec.database ? ` Swap it for a ${spec.database} repository (see db/schema.sql) without changing its callers.` : '';
+  return {
+    path: `src/${storeModule(spec)}.${f.ext}`, lang: f.lang,
+    content: `${t(`/** A ${spec.entity.words} as it is stored and returned. */
+export interface ${E} {
+  id: number;
+  ${field}: string;
+  createdAt: string;
+}
+
+/** What a client may set: everything but the generated id and timestamp. */
+export type ${E}Input = Pick<${E}, '${field}'>;
+
+`, `/** @typedef {{ id: number, ${field}: string, createdAt: string }} ${E} */
+/** @typedef {{ ${field}: string }} ${E}Input */
+
+`)}const MAX_LENGTH = 200;
+
+/**
+ * Checks an untrusted body (parsed JSON, command-line text) before it reaches
+ * the store; returns the clean input, or a message saying what is wrong.
+${t('', ` * @param {unknown} body\n * @returns {${E}Input | string}\n`)} */
+export function parse${E}Input(body${t(': unknown')})${t(`: ${E}Input | string`)} {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'expected a JSON object';
+  const value = (body${t(' as Record<string, unknown>')}).${field};
+  if (typeof value !== 'string' || value.trim() === '') return '${field} must be a non-empty string';
+  if (value.length > MAX_LENGTH) return \`${field} must be at most \${MAX_LENGTH} characters\`;
+  return { ${field}: value.trim() };
+}
+
+/**
+ * ${spec.resource.words[0]!.toUpperCase()}${spec.resource.words.slice(1)} kept in memory, in insertion order. Callers get copies, so
+ * nothing outside can change a stored ${spec.entity.words} behind the store's back.${where}
+ */
 export class ${E}Store {
-  ${t('private ')}items = new Map${t(`<number, ${E}>`)}();
+  ${t('private readonly ')}items = new Map${t(`<number, ${E}>`)}();
   ${t('private ')}nextId = 1;
 
+${t('', `  /** @param {${E}[]} [initial] */\n`)}  constructor(initial${t(`: ${E}[]`)} = []) {
+    for (const item of initial) {
+      this.items.set(item.id, { ...item });
+      this.nextId = Math.max(this.nextId, item.id + 1);
+    }
+  }
+
   list()${t(`: ${E}[]`)} {
-    return [...this.items.values()];
+    return [...this.items.values()].map((item) => ({ ...item }));
   }
 
-  get(id${t(': number')})${t(`: ${E} | undefined`)} {
-    return this.items.get(id);
+${t('', `  /** @param {number} id */\n`)}  get(id${t(': number')})${t(`: ${E} | undefined`)} {
+    const item = this.items.get(id);
+    return item && { ...item };
   }
 
-  create(title${t(': string')})${t(`: ${E}`)} {
-    const item = { id: this.nextId++, title, createdAt: new Date().toISOString() };
+${t('', `  /** @param {${E}Input} input */\n`)}  create(input${t(`: ${E}Input`)})${t(`: ${E}`)} {
+    const item = { id: this.nextId++, ${field}: input.${field}, createdAt: new Date().toISOString() };
     this.items.set(item.id, item);
-    return item;
+    return { ...item };
   }
 
-  update(id${t(': number')}, title${t(': string')})${t(`: ${E} | undefined`)} {
+${t('', `  /**\n   * @param {number} id\n   * @param {${E}Input} input\n   */\n`)}  update(id${t(': number')}, input${t(`: ${E}Input`)})${t(`: ${E} | undefined`)} {
     const item = this.items.get(id);
     if (!item) return undefined;
-    item.title = title;
-    return item;
+    item.${field} = input.${field};
+    return { ...item };
   }
 
-  remove(id${t(': number')})${t(': boolean')} {
+${t('', `  /** @param {number} id */\n`)}  remove(id${t(': number')})${t(': boolean')} {
     return this.items.delete(id);
   }
 }
 `,
   };
-  const files: SandboxFile[] = [storeFile];
-  if (spec.analysis.kind === 'api') files.push(...nodeApi(spec, ts, ext, lang, E));
-  else if (spec.analysis.kind === 'cli') files.push(nodeCli(spec, ts, ext, lang, E));
-  if (spec.includeTests) files.push(nodeTest(spec, ext, lang, E));
-  files.push({ path: 'package.json', lang: 'json', content: packageJson(spec, ts) });
-  if (ts) files.push({ path: 'tsconfig.json', lang: 'json', content: `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', skipLibCheck: true }, include: ['src', 'test'] }, null, 2)}\n` });
-  files.push({ path: 'README.md', lang: 'markdown', content: `# ${title}\n\nGenerated by the Codeloom sandbox model (a deterministic template model).\n\n\`\`\`sh\nnpm install\n${ts ? 'npx tsc\n' : ''}npm test\n\`\`\`\n` });
-  return files;
 }
 
-function nodeApi(spec: GenerationSpec, ts: boolean, ext: string, lang: string, E: string): SandboxFile[] {
-  const { resource, entity } = spec.analysis;
-  const t = (typed: string, plain = '') => (ts ? typed : plain);
-  const fw = (spec.framework ?? '').toLowerCase();
-  if (fw.includes('fastify')) {
-    return [{
-      path: `src/${resource}-routes.${ext}`, lang,
-      content: `${t(`import type { FastifyInstance } from 'fastify';\n`)}import { ${E}Store } from './${resource}-store.js';
+function cliFile(spec: GenerationSpec, f: NodeFlavour): SandboxFile {
+  const E = spec.entity.pascal;
+  const cmd = spec.resource.kebab;
+  const t = f.t;
+  const envVar = `${spec.resource.snake.toUpperCase()}_FILE`;
+  return {
+    path: `src/cli.${f.ext}`, lang: f.lang,
+    content: `#!/usr/bin/env node
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ${E}Store, parse${E}Input${t(`, type ${E}`)} } from './${storeModule(spec)}.js';
 
-/** Fastify plugin: CRUD routes for ${resource}. */
-export async function ${resource}Routes(app${t(': FastifyInstance')}, opts${t(': { store?: ' + E + 'Store }')} = {}) {
-  const store = opts.store ?? new ${E}Store();
-  const body = { type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1 } } };
-  const params = { type: 'object', properties: { id: { type: 'integer' } } };
+const USAGE = \`usage: ${cmd} <command>
+  add <${spec.field}...>            add ${withArticle(spec.entity.words)}
+  list [--json]           list every ${spec.entity.words}
+  show <id>               show one ${spec.entity.words}
+  rename <id> <${spec.field}...>   change the ${spec.field} of ${withArticle(spec.entity.words)}
+  remove <id>             remove a ${spec.entity.words}\`;
 
-  app.get('/${resource}', async () => store.list());
-  app.get('/${resource}/:id', { schema: { params } }, async (request, reply) => {
-    const { id } = request.params${t(' as { id: number }')};
-    return store.get(id) ?? reply.code(404).send({ error: '${entity} not found' });
-  });
-  app.post('/${resource}', { schema: { body } }, async (request, reply) => {
-    const { title } = request.body${t(' as { title: string }')};
-    return reply.code(201).send(store.create(title));
-  });
-  app.put('/${resource}/:id', { schema: { params, body } }, async (request, reply) => {
-    const { id } = request.params${t(' as { id: number }')};
-    const { title } = request.body${t(' as { title: string }')};
-    return store.update(id, title) ?? reply.code(404).send({ error: '${entity} not found' });
-  });
-  app.delete('/${resource}/:id', { schema: { params } }, async (request, reply) => {
-    const { id } = request.params${t(' as { id: number }')};
-    return store.remove(id) ? reply.code(204).send() : reply.code(404).send({ error: '${entity} not found' });
-  });
+/** Misuse of the command line: main() prints it and exits with status 2. */
+export class UsageError extends Error {}
+
+${t('', `/** @param {${E}} item */\n`)}const format = (item${t(`: ${E}`)}) => \`\${item.id}\\t\${item.${spec.field}}\`;
+
+/**
+ * Runs one command against the store and returns what to print. Pure apart
+ * from the store, so tests need neither files nor a child process.
+${t('', ` * @param {string[]} argv\n * @param {${E}Store} store\n * @returns {string}\n`)} */
+export function run(argv${t(': string[]')}, store${t(`: ${E}Store`)})${t(': string')} {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const [command, ...rest] = positionals;
+  const id = () => {
+    const n = Number(rest[0]);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(\`not an id: \${rest[0] ?? '(missing)'}\`);
+    return n;
+  };
+  const input = (words${t(': string[]')}) => {
+    const parsed = parse${E}Input({ ${spec.field}: words.join(' ') });
+    if (typeof parsed === 'string') throw new UsageError(parsed);
+    return parsed;
+  };
+  switch (command) {
+    case 'add':
+      return format(store.create(input(rest)));
+    case 'list':
+      return values.json ? JSON.stringify(store.list(), null, 2) : store.list().map(format).join('\\n');
+    case 'show': {
+      const item = store.get(id());
+      if (!item) throw new UsageError(\`no ${spec.entity.words} \${rest[0]}\`);
+      return format(item);
+    }
+    case 'rename': {
+      const item = store.update(id(), input(rest.slice(1)));
+      if (!item) throw new UsageError(\`no ${spec.entity.words} \${rest[0]}\`);
+      return format(item);
+    }
+    case 'remove':
+      if (!store.remove(id())) throw new UsageError(\`no ${spec.entity.words} \${rest[0]}\`);
+      return \`removed \${rest[0]}\`;
+    default:
+      throw new UsageError(USAGE);
+  }
 }
+
+/** Loads the ${spec.resource.words} from a JSON file (${envVar}, default ${cmd}.json), runs the command, saves changes. */
+function main()${t(': void')} {
+  const file = process.env.${envVar} ?? '${cmd}.json';
+  const store = new ${E}Store(existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8'))${t(` as ${E}[]`)}) : []);
+  const before = JSON.stringify(store.list());
+  try {
+    const output = run(process.argv.slice(2), store);
+    if (output) console.log(output);
+  } catch (error) {
+    const parseError = (error${t(' as { code?: string }')}).code?.startsWith('ERR_PARSE_ARGS');
+    if (!(error instanceof UsageError) && !parseError) throw error;
+    console.error((error${t(' as Error')}).message);
+    process.exitCode = 2;
+    return;
+  }
+  if (JSON.stringify(store.list()) !== before) writeFileSync(file, \`\${JSON.stringify(store.list(), null, 2)}\\n\`);
+}
+
+// Only when run directly: importing run() in a test must not touch files.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
 `,
-    }, {
-      path: `src/server.${ext}`, lang,
-      content: `import Fastify from 'fastify';\nimport { ${resource}Routes } from './${resource}-routes.js';\n\nexport function buildApp() {\n  const app = Fastify({ logger: true });\n  app.register(${resource}Routes);\n  return app;\n}\n\nif (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()${t('!')})) {\n  buildApp().listen({ port: Number(process.env.PORT ?? 3000) });\n}\n`,
-    }];
-  }
-  if (fw.includes('express')) {
-    return [{
-      path: `src/${resource}-router.${ext}`, lang,
-      content: `import { Router } from 'express';\nimport { ${E}Store } from './${resource}-store.js';\n\n/** Express router: CRUD routes for ${resource}. */\nexport function ${resource}Router(store = new ${E}Store()) {\n  const router = Router();\n  router.get('/', (_req, res) => { res.json(store.list()); });\n  router.get('/:id', (req, res) => {\n    const item = store.get(Number(req.params.id));\n    if (item) res.json(item); else res.status(404).json({ error: '${entity} not found' });\n  });\n  router.post('/', (req, res) => {\n    const title = req.body?.title;\n    if (typeof title !== 'string' || !title) { res.status(400).json({ error: 'title is required' }); return; }\n    res.status(201).json(store.create(title));\n  });\n  router.delete('/:id', (req, res) => {\n    if (store.remove(Number(req.params.id))) res.status(204).end(); else res.status(404).json({ error: '${entity} not found' });\n  });\n  return router;\n}\n`,
-    }, {
-      path: `src/server.${ext}`, lang,
-      content: `import express from 'express';\nimport { ${resource}Router } from './${resource}-router.js';\n\nexport const app = express();\napp.use(express.json());\napp.use('/${resource}', ${resource}Router());\n\nif (process.env.NODE_ENV !== 'test') app.listen(Number(process.env.PORT ?? 3000));\n`,
-    }];
-  }
-  return [{
-    path: `src/server.${ext}`, lang,
-    content: `import { createServer${t(', type IncomingMessage, type ServerResponse')} } from 'node:http';\nimport { ${E}Store } from './${resource}-store.js';\n\nconst send = (res${t(': ServerResponse')}, status${t(': number')}, body${t('?: unknown')}) => {\n  res.writeHead(status, { 'content-type': 'application/json' });\n  res.end(body === undefined ? '' : JSON.stringify(body));\n};\n\nasync function readJson(req${t(': IncomingMessage')})${t(': Promise<Record<string, unknown>>')} {\n  let text = '';\n  for await (const chunk of req) text += chunk;\n  return text ? JSON.parse(text) : {};\n}\n\n/** A dependency-free JSON API for ${resource}. */\nexport function createApp(store = new ${E}Store()) {\n  return createServer(async (req, res) => {\n    const [, base, id] = (req.url ?? '/').split('/');\n    if (base !== '${resource}') return send(res, 404, { error: 'not found' });\n    if (req.method === 'GET' && !id) return send(res, 200, store.list());\n    if (req.method === 'GET') { const item = store.get(Number(id)); return item ? send(res, 200, item) : send(res, 404, { error: '${entity} not found' }); }\n    if (req.method === 'POST' && !id) {\n      try {\n        const body = await readJson(req);\n        if (typeof body.title !== 'string' || !body.title) return send(res, 400, { error: 'title is required' });\n        return send(res, 201, store.create(body.title));\n      } catch {\n        return send(res, 400, { error: 'invalid JSON' });\n      }\n    }\n    if (req.method === 'DELETE' && id) return store.remove(Number(id)) ? send(res, 204) : send(res, 404, { error: '${entity} not found' });\n    return send(res, 405, { error: 'method not allowed' });\n  });\n}\n\nif (process.env.NODE_ENV !== 'test' && process.argv[1]?.endsWith('server.${ts ? 'js' : ext}')) createApp().listen(Number(process.env.PORT ?? 3000));\n`,
-  }];
-}
-
-function nodeCli(spec: GenerationSpec, ts: boolean, ext: string, lang: string, E: string): SandboxFile {
-  const { resource } = spec.analysis;
-  const t = (typed: string) => (ts ? typed : '');
-  return {
-    path: `src/cli.${ext}`, lang,
-    content: `import { parseArgs } from 'node:util';\nimport { ${E}Store } from './${resource}-store.js';\n\n/** Command line for ${resource}: add and list. */\nexport function run(argv${t(': string[]')}, store = new ${E}Store())${t(': string')} {\n  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });\n  const [command, ...rest] = positionals;\n  if (command === 'add' && rest.length) store.create(rest.join(' '));\n  else if (command !== 'list') return 'usage: ${resource} add <title> | list [--json]';\n  const items = store.list();\n  return values.json ? JSON.stringify(items) : items.map((i) => \`\${i.id}\\t\${i.title}\`).join('\\n');\n}\n\nif (process.argv[1]?.endsWith('cli.${ts ? 'js' : ext}')) console.log(run(process.argv.slice(2)));\n`,
   };
 }
 
-function nodeTest(spec: GenerationSpec, ext: string, lang: string, E: string): SandboxFile {
-  const { resource } = spec.analysis;
-  return {
-    path: `test/${resource}.test.${ext}`, lang,
-    content: `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { ${E}Store } from '../src/${resource}-store.js';\n\ntest('creates, reads, updates and removes ${resource}', () => {\n  const store = new ${E}Store();\n  const item = store.create('first');\n  assert.equal(store.get(item.id)?.title, 'first');\n  assert.equal(store.update(item.id, 'renamed')?.title, 'renamed');\n  assert.equal(store.list().length, 1);\n  assert.equal(store.remove(item.id), true);\n  assert.equal(store.get(item.id), undefined);\n});\n\ntest('unknown ids are reported as missing', () => {\n  const store = new ${E}Store();\n  assert.equal(store.get(42), undefined);\n  assert.equal(store.update(42, 'x'), undefined);\n  assert.equal(store.remove(42), false);\n});\n`,
-  };
-}
-
-function packageJson(spec: GenerationSpec, ts: boolean): string {
-  const fw = (spec.framework ?? '').toLowerCase();
+function packageJson(spec: GenerationSpec, f: NodeFlavour): string {
   const deps: Record<string, string> = {};
-  if (spec.analysis.kind === 'api' && fw.includes('fastify')) deps.fastify = '^5.0.0';
-  if (spec.analysis.kind === 'api' && fw.includes('express')) deps.express = '^5.0.0';
-  const dev: Record<string, string> = ts ? { typescript: '^5.6.0', '@types/node': '^20.0.0', ...(deps.express ? { '@types/express': '^5.0.0' } : {}) } : {};
-  const test = ts ? 'tsc && node --test dist/test/' : 'node --test test/';
-  return `${JSON.stringify({ name: spec.analysis.resource, version: '0.1.0', type: 'module', private: true, scripts: { test }, dependencies: deps, devDependencies: dev }, null, 2)}\n`;
+  const dev: Record<string, string> = {};
+  if (spec.kind === 'api' && spec.framework.includes('fastify')) deps.fastify = '^5.0.0';
+  if (spec.kind === 'api' && spec.framework.includes('express')) {
+    deps.express = '^5.0.0';
+    if (f.ts) dev['@types/express'] = '^5.0.0';
+  }
+  if (f.ts) Object.assign(dev, { '@types/node': '^20.0.0', typescript: '^5.6.0' });
+  const out = f.ts ? 'dist/src' : 'src';
+  const scripts: Record<string, string> = {
+    ...(f.ts ? { build: 'tsc' } : {}),
+    ...(spec.kind === 'api' ? { start: `${f.ts ? 'tsc && ' : ''}node ${out}/server.js` } : {}),
+    test: f.ts ? 'tsc && node --test dist/test/*.test.js' : 'node --test test/*.test.js',
+  };
+  const pkg = {
+    name: spec.resource.kebab, version: '0.1.0', private: true, description: spec.title, type: 'module',
+    ...(spec.kind === 'cli' ? { bin: { [spec.resource.kebab]: `${out}/cli.js` } } : {}),
+    ...(spec.kind === 'library' ? { main: `${out}/index.js` } : {}),
+    engines: { node: '>=20' }, scripts, dependencies: deps, devDependencies: dev,
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
 }

@@ -1,175 +1,382 @@
-import { capitalize } from './prompt-analysis.js';
+import { pythonWebFiles } from './gen-python-web.js';
+import { withArticle } from './prompt-analysis.js';
 import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
+import { readme, schemaFile } from './sandbox-files.js';
 
-/** Python with the standard library only, so it runs with nothing but python3. */
+/**
+ * Python templates of the sandbox model (a deterministic template model, not
+ * AI). The standard library only, unless the context names Flask or
+ * FastAPI, so the result runs with nothing but python3; tests use unittest,
+ * which pytest also runs. With database=sqlite the store really is SQLite
+ * (sqlite3 ships with Python); other databases get a schema to start from.
+ */
 export function generatePython(spec: GenerationSpec): SandboxFile[] {
-  const { resource, entity, title, kind } = spec.analysis;
-  const E = capitalize(entity);
-  const files: SandboxFile[] = [{
-    path: `${resource}/store.py`, lang: 'python',
-    content: `"""In-memory ${resource} store${spec.database ? ` (swap for ${spec.database} in production)` : ''}."""
-from dataclasses import dataclass, asdict, field
+  const pkg = spec.resource.snake;
+  const sqlite = spec.database.includes('sqlite');
+  const files: SandboxFile[] = [
+    { path: `${pkg}/store.py`, lang: 'python', content: sqlite ? sqliteStore(spec) : memoryStore(spec) },
+    { path: `${pkg}/__init__.py`, lang: 'python', content: `"""${spec.title}"""\nfrom .store import ${spec.entity.pascal}, ${spec.entity.pascal}Store, parse_${spec.entity.snake}_input\n\n__all__ = ["${spec.entity.pascal}", "${spec.entity.pascal}Store", "parse_${spec.entity.snake}_input"]\n` },
+  ];
+  const web = spec.kind === 'api' ? pythonWebFiles(spec) : undefined;
+  if (web) files.push(...web.files);
+  if (spec.kind === 'cli') files.push(cliFile(spec, sqlite), { path: `${pkg}/__main__.py`, lang: 'python', content: `from .cli import main\n\nif __name__ == "__main__":\n    raise SystemExit(main())\n` });
+  if (spec.includeTests) {
+    files.push({ path: 'tests/__init__.py', lang: 'python', content: '' }, storeTest(spec));
+    if (web) files.push(web.test);
+    if (spec.kind === 'cli') files.push(cliTest(spec));
+  }
+  const schema = sqlite ? undefined : schemaFile(spec);
+  if (schema) files.push(schema);
+  const deps = web?.dependency ? [web.dependency] : [];
+  if (deps.length) files.push({ path: 'requirements.txt', lang: 'text', content: `${deps.join('\n')}\n` });
+  files.push({
+    path: 'pyproject.toml', lang: 'toml',
+    content: `[project]\nname = "${spec.resource.kebab}"\nversion = "0.1.0"\ndescription = "${spec.title}"\nrequires-python = ">=3.9"\ndependencies = [${deps.map((d) => `"${d}"`).join(', ')}]\n`,
+  });
+  const run = web ? web.run : spec.kind === 'cli' ? `python3 -m ${pkg} add "first ${spec.entity.words}"\npython3 -m ${pkg} list` : `python3 -c "import ${pkg}; print(${pkg}.${spec.entity.pascal}Store().list())"`;
+  files.push(readme(spec, {
+    ...(deps.length ? { setup: 'python3 -m pip install -r requirements.txt' } : {}),
+    run, test: 'python3 -m unittest',
+    ...(sqlite ? { storage: 'Data lives in SQLite through the standard library\'s sqlite3 (in memory unless given a file path).' } : {}),
+  }, files));
+  return files;
+}
+
+function header(spec: GenerationSpec, what: string): string {
+  const E = spec.entity.pascal;
+  const f = spec.field;
+  return `"""${spec.resource.words[0]!.toUpperCase()}${spec.resource.words.slice(1)}: the record, input checking and ${what}."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+MAX_LENGTH = 200
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
 
 
 @dataclass
 class ${E}:
     id: int
-    title: str
-    created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    ${f}: str
+    created_at: str = field(default_factory=_now)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
 
 
+def parse_${spec.entity.snake}_input(body: Any) -> Union[str, Dict[str, str]]:
+    """Checks an untrusted body; returns the clean input, or a message saying what is wrong."""
+    if not isinstance(body, dict):
+        return "expected a JSON object"
+    value = body.get("${f}")
+    if not isinstance(value, str) or not value.strip():
+        return "${f} must be a non-empty string"
+    if len(value) > MAX_LENGTH:
+        return f"${f} must be at most {MAX_LENGTH} characters"
+    return {"${f}": value.strip()}
+`;
+}
+
+function memoryStore(spec: GenerationSpec): string {
+  const E = spec.entity.pascal;
+  const f = spec.field;
+  const where = spec.database ? `\n\n    Swap it for a ${spec.database} repository (see db/schema.sql) without changing its callers.` : '';
+  return `${header(spec, 'an in-memory store')}
+
 class ${E}Store:
-    def __init__(self) -> None:
+    """${spec.resource.words} in memory, in insertion order. Callers get copies, so nothing
+    outside can change a stored ${spec.entity.words} behind the store's back.${where}
+    """
+
+    def __init__(self, initial: Iterable[${E}] = ()) -> None:
         self._items: Dict[int, ${E}] = {}
         self._next_id = 1
+        for item in initial:
+            self._items[item.id] = replace(item)
+            self._next_id = max(self._next_id, item.id + 1)
 
     def list(self) -> List[${E}]:
-        return list(self._items.values())
+        return [replace(item) for item in self._items.values()]
 
     def get(self, item_id: int) -> Optional[${E}]:
-        return self._items.get(item_id)
+        item = self._items.get(item_id)
+        return replace(item) if item else None
 
-    def create(self, title: str) -> ${E}:
-        item = ${E}(id=self._next_id, title=title)
+    def create(self, ${f}: str) -> ${E}:
+        item = ${E}(id=self._next_id, ${f}=${f})
         self._items[item.id] = item
         self._next_id += 1
-        return item
+        return replace(item)
 
-    def update(self, item_id: int, title: str) -> Optional[${E}]:
+    def update(self, item_id: int, ${f}: str) -> Optional[${E}]:
         item = self._items.get(item_id)
-        if item is not None:
-            item.title = title
-        return item
+        if item is None:
+            return None
+        item.${f} = ${f}
+        return replace(item)
 
     def remove(self, item_id: int) -> bool:
         return self._items.pop(item_id, None) is not None
-`,
-  }, { path: `${resource}/__init__.py`, lang: 'python', content: `from .store import ${E}, ${E}Store\n\n__all__ = ["${E}", "${E}Store"]\n` }];
-  if (kind === 'api') {
-    files.push({
-      path: `${resource}/server.py`, lang: 'python',
-      content: `"""A JSON API for ${resource} on the standard library's http.server."""
+`;
+}
+
+function sqliteStore(spec: GenerationSpec): string {
+  const E = spec.entity.pascal;
+  const f = spec.field;
+  const table = spec.resource.snake;
+  const cols = `id, ${f}, created_at`;
+  return `${header(spec, 'a SQLite store').replace('from typing import', 'import sqlite3\nimport threading\nfrom typing import')}
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ${table} (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ${f} TEXT NOT NULL,
+    created_at TEXT NOT NULL
+)
+"""
+
+
+class ${E}Store:
+    """${spec.resource.words} in SQLite; ":memory:" by default, a file path to keep them.
+
+    One connection shared by the threads of a threaded server, so a lock
+    serialises access to it.
+    """
+
+    def __init__(self, path: str = ":memory:") -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._db:
+            self._db.execute(SCHEMA)
+
+    def list(self) -> List[${E}]:
+        with self._lock:
+            rows = self._db.execute("SELECT ${cols} FROM ${table} ORDER BY id").fetchall()
+        return [${E}(*row) for row in rows]
+
+    def get(self, item_id: int) -> Optional[${E}]:
+        with self._lock:
+            row = self._db.execute("SELECT ${cols} FROM ${table} WHERE id = ?", (item_id,)).fetchone()
+        return ${E}(*row) if row else None
+
+    def create(self, ${f}: str) -> ${E}:
+        created_at = _now()
+        with self._lock, self._db:
+            cursor = self._db.execute("INSERT INTO ${table} (${f}, created_at) VALUES (?, ?)", (${f}, created_at))
+        return ${E}(id=int(cursor.lastrowid or 0), ${f}=${f}, created_at=created_at)
+
+    def update(self, item_id: int, ${f}: str) -> Optional[${E}]:
+        with self._lock, self._db:
+            changed = self._db.execute("UPDATE ${table} SET ${f} = ? WHERE id = ?", (${f}, item_id)).rowcount
+        return self.get(item_id) if changed else None
+
+    def remove(self, item_id: int) -> bool:
+        with self._lock, self._db:
+            return self._db.execute("DELETE FROM ${table} WHERE id = ?", (item_id,)).rowcount > 0
+
+    def close(self) -> None:
+        self._db.close()
+`;
+}
+
+function cliFile(spec: GenerationSpec, sqlite: boolean): SandboxFile {
+  const E = spec.entity.pascal;
+  const pkg = spec.resource.snake;
+  const f = spec.field;
+  const env = `${pkg.toUpperCase()}_${sqlite ? 'DB' : 'FILE'}`;
+  const one = withArticle(spec.entity.words);
+  const load = sqlite
+    ? `    store = ${E}Store(os.environ.get("${env}", "${pkg}.db"))
+    try:
+        print_result(run(argv, store))
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    return 0`
+    : `    path = os.environ.get("${env}", "${pkg}.json")
+    initial: List[${E}] = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as file:
+            initial = [${E}(**item) for item in json.load(file)]
+    store = ${E}Store(initial)
+    before = store.list()
+    try:
+        print_result(run(argv, store))
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if store.list() != before:
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump([item.to_dict() for item in store.list()], file, indent=2)
+    return 0`;
+  return {
+    path: `${pkg}/cli.py`, lang: 'python',
+    content: `"""Command line for ${spec.resource.words}: add, list, show, rename, remove (kept in ${sqlite ? 'a SQLite file' : 'a JSON file'})."""
+from __future__ import annotations
+
 import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-from .store import ${E}Store
-
-STORE = ${E}Store()
-
-
-class Handler(BaseHTTPRequestHandler):
-    def _send(self, status: int, body=None) -> None:
-        data = b"" if body is None else json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _parts(self):
-        return [p for p in self.path.split("?")[0].split("/") if p]
-
-    def do_GET(self) -> None:
-        parts = self._parts()
-        if parts == ["${resource}"]:
-            return self._send(200, [i.to_dict() for i in STORE.list()])
-        if len(parts) == 2 and parts[0] == "${resource}" and parts[1].isdigit():
-            item = STORE.get(int(parts[1]))
-            return self._send(200, item.to_dict()) if item else self._send(404, {"error": "${entity} not found"})
-        self._send(404, {"error": "not found"})
-
-    def do_POST(self) -> None:
-        if self._parts() != ["${resource}"]:
-            return self._send(404, {"error": "not found"})
-        try:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        except json.JSONDecodeError:
-            return self._send(400, {"error": "invalid JSON"})
-        title = body.get("title")
-        if not isinstance(title, str) or not title:
-            return self._send(400, {"error": "title is required"})
-        self._send(201, STORE.create(title).to_dict())
-
-    def do_DELETE(self) -> None:
-        parts = self._parts()
-        if len(parts) == 2 and parts[0] == "${resource}" and parts[1].isdigit() and STORE.remove(int(parts[1])):
-            return self._send(204)
-        self._send(404, {"error": "${entity} not found"})
-
-
-def main(port: int = 8000) -> None:
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
-
-
-if __name__ == "__main__":
-    main()
-`,
-    });
-  } else if (kind === 'cli') {
-    files.push({
-      path: `${resource}/cli.py`, lang: 'python',
-      content: `"""Command line for ${resource}: add and list."""
-import argparse
-import json
+import os
+import sys
 from typing import List, Optional
 
-from .store import ${E}Store
+from .store import ${E}, ${E}Store, parse_${spec.entity.snake}_input
+
+USAGE = """usage: python3 -m ${pkg} <command>
+  add <${f}...>           add ${one}
+  list [--json]          list every ${spec.entity.words}
+  show <id>              show one ${spec.entity.words}
+  rename <id> <${f}...>  change the ${f} of ${one}
+  remove <id>            remove ${one}"""
 
 
-def run(argv: Optional[List[str]] = None, store: Optional[${E}Store] = None) -> str:
-    store = store or ${E}Store()
-    parser = argparse.ArgumentParser(prog="${resource}")
-    parser.add_argument("command", choices=["add", "list"])
-    parser.add_argument("title", nargs="*")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    if args.command == "add":
-        store.create(" ".join(args.title) or "untitled")
-    items = store.list()
-    if args.json:
-        return json.dumps([i.to_dict() for i in items])
-    return "\\n".join(f"{i.id}\\t{i.title}" for i in items)
+class UsageError(Exception):
+    """Misuse of the command line: main() prints it and exits with status 2."""
+
+
+def _format(item: ${E}) -> str:
+    return f"{item.id}\\t{item.${f}}"
+
+
+def _id(rest: List[str]) -> int:
+    if not rest or not rest[0].isdigit() or int(rest[0]) < 1:
+        raise UsageError(f"not an id: {rest[0] if rest else '(missing)'}")
+    return int(rest[0])
+
+
+def _input(words: List[str]) -> str:
+    parsed = parse_${spec.entity.snake}_input({"${f}": " ".join(words)})
+    if isinstance(parsed, str):
+        raise UsageError(parsed)
+    return parsed["${f}"]
+
+
+def run(argv: List[str], store: ${E}Store) -> str:
+    """Runs one command and returns what to print; pure apart from the store, so tests need no files."""
+    command, rest = (argv[0], argv[1:]) if argv else ("", [])
+    if command == "add":
+        return _format(store.create(_input(rest)))
+    if command == "list":
+        items = store.list()
+        if "--json" in rest:
+            return json.dumps([item.to_dict() for item in items], indent=2)
+        return "\\n".join(_format(item) for item in items)
+    if command in ("show", "rename", "remove"):
+        item_id = _id(rest)
+        if command == "remove":
+            if not store.remove(item_id):
+                raise UsageError(f"no ${spec.entity.words} {item_id}")
+            return f"removed {item_id}"
+        found = store.get(item_id) if command == "show" else store.update(item_id, _input(rest[1:]))
+        if found is None:
+            raise UsageError(f"no ${spec.entity.words} {item_id}")
+        return _format(found)
+    raise UsageError(USAGE)
+
+
+def print_result(output: str) -> None:
+    if output:
+        print(output)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+${load}
 
 
 if __name__ == "__main__":
-    print(run())
+    raise SystemExit(main())
 `,
-    });
-  }
-  if (spec.includeTests) {
-    files.push({
-      path: `tests/test_${resource}.py`, lang: 'python',
-      content: `import unittest
+  };
+}
 
-from ${resource}.store import ${E}Store
+function storeTest(spec: GenerationSpec): SandboxFile {
+  const E = spec.entity.pascal;
+  const f = spec.field;
+  const parse = `parse_${spec.entity.snake}_input`;
+  return {
+    path: `tests/test_${spec.resource.snake}_store.py`, lang: 'python',
+    content: `import unittest
+
+from ${spec.resource.snake} import ${E}Store, ${parse}
 
 
 class ${E}StoreTest(unittest.TestCase):
-    def test_create_read_update_remove(self):
+    def test_create_read_update_remove(self) -> None:
         store = ${E}Store()
         item = store.create("first")
-        self.assertEqual(store.get(item.id).title, "first")
-        self.assertEqual(store.update(item.id, "renamed").title, "renamed")
-        self.assertEqual(len(store.list()), 1)
+        self.assertEqual(store.get(item.id).${f}, "first")
+        self.assertEqual(store.update(item.id, "renamed").${f}, "renamed")
+        self.assertEqual([i.${f} for i in store.list()], ["renamed"])
         self.assertTrue(store.remove(item.id))
         self.assertIsNone(store.get(item.id))
+        self.assertFalse(store.remove(item.id))
 
-    def test_unknown_ids(self):
+    def test_ids_are_unique_and_results_are_copies(self) -> None:
+        store = ${E}Store()
+        a, b = store.create("a"), store.create("b")
+        self.assertNotEqual(a.id, b.id)
+        a.${f} = "changed outside"
+        self.assertEqual(store.get(a.id).${f}, "a")
+
+    def test_unknown_ids(self) -> None:
         store = ${E}Store()
         self.assertIsNone(store.get(42))
-        self.assertFalse(store.remove(42))
+        self.assertIsNone(store.update(42, "x"))
+
+
+class Parse${E}InputTest(unittest.TestCase):
+    def test_accepts_a_${f}(self) -> None:
+        self.assertEqual(${parse}({"${f}": "  spaced  "}), {"${f}": "spaced"})
+
+    def test_refuses_anything_else(self) -> None:
+        for bad in (None, "text", [], {}, {"${f}": ""}, {"${f}": 42}, {"${f}": "x" * 201}):
+            self.assertIsInstance(${parse}(bad), str, bad)
 
 
 if __name__ == "__main__":
     unittest.main()
 `,
-    }, { path: 'tests/__init__.py', lang: 'python', content: '' });
-  }
-  files.push({ path: 'README.md', lang: 'markdown', content: `# ${title}\n\nGenerated by the Codeloom sandbox model (a deterministic template model).\n\n\`\`\`sh\npython3 -m unittest discover -s tests -t .\n\`\`\`\n` });
-  return files;
+  };
+}
+
+function cliTest(spec: GenerationSpec): SandboxFile {
+  const E = spec.entity.pascal;
+  const pkg = spec.resource.snake;
+  return {
+    path: `tests/test_${pkg}_cli.py`, lang: 'python',
+    content: `import json
+import unittest
+
+from ${pkg} import ${E}Store
+from ${pkg}.cli import UsageError, run
+
+
+class CliTest(unittest.TestCase):
+    def test_commands(self) -> None:
+        store = ${E}Store()
+        self.assertEqual(run(["add", "buy", "milk"], store), "1\\tbuy milk")
+        self.assertEqual(run(["add", "walk"], store), "2\\twalk")
+        self.assertEqual(run(["list"], store), "1\\tbuy milk\\n2\\twalk")
+        self.assertEqual(run(["rename", "1", "buy", "bread"], store), "1\\tbuy bread")
+        self.assertEqual(run(["show", "1"], store), "1\\tbuy bread")
+        self.assertEqual(len(json.loads(run(["list", "--json"], store))), 2)
+        self.assertEqual(run(["remove", "2"], store), "removed 2")
+
+    def test_misuse(self) -> None:
+        store = ${E}Store()
+        for argv in ([], ["bogus"], ["add"], ["show", "x"], ["remove", "9"]):
+            with self.assertRaises(UsageError):
+                run(argv, store)
+
+
+if __name__ == "__main__":
+    unittest.main()
+`,
+  };
 }

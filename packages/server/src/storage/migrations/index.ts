@@ -3,10 +3,11 @@ import * as m0001 from './0001-accounts.js';
 import * as m0002 from './0002-generations.js';
 import * as m0003 from './0003-projects.js';
 import * as m0004 from './0004-agents-runs.js';
+import * as m0005 from './0005-oauth.js';
 
 /** Migrations live in code (not files found at run time) so the built server and the tests run the same list. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001-accounts': m0001, '0002-generations': m0002, '0003-projects': m0003, '0004-agents-runs': m0004 };
+    return { '0001-accounts': m0001, '0002-generations': m0002, '0003-projects': m0003, '0004-agents-runs': m0004, '0005-oauth': m0005 };
   },
 };

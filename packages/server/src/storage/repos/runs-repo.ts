@@ -15,6 +15,13 @@ export class RunsRepo {
     await this.db.updateTable('runs').set(rest).where('id', '=', id).execute();
   }
 
+  /** Saves only while the stored run still has one of these statuses (compare-and-set); false when it has moved on. */
+  async saveIfStatus(row: RunsTable, statuses: string[]): Promise<boolean> {
+    const { id, user_id: _u, environment: _e, created_at: _c, ...rest } = row;
+    const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', 'in', statuses).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
   async get(owner: Owner, id: string): Promise<RunsTable | undefined> {
     return this.db.selectFrom('runs').selectAll().where('id', '=', id).where('user_id', '=', owner.userId).where('environment', '=', owner.environment).executeTakeFirst();
   }

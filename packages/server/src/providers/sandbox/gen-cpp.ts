@@ -1,0 +1,376 @@
+import { socketHelpers } from './gen-c-server.js';
+import { cppCliFiles } from './gen-cpp-cli.js';
+import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
+import { readme, schemaFile } from './sandbox-files.js';
+
+/**
+ * C++17 templates of the sandbox model (a deterministic template model, not
+ * AI): a header-only store on std::map/std::optional, a command line or a
+ * small POSIX-socket HTTP server over a pure route() function, assert()
+ * tests and a CMakeLists.txt. String.raw keeps C++ escapes readable.
+ */
+export interface CppNames { ns: string; E: string; f: string; header: string }
+
+export function generateCpp(spec: GenerationSpec): SandboxFile[] {
+  const n: CppNames = { ns: spec.resource.snake, E: spec.entity.pascal, f: spec.field, header: `${spec.entity.snake}_store.hpp` };
+  const files: SandboxFile[] = [storeHeader(spec, n)];
+  const sources: string[] = [];
+  const tests: SandboxFile[] = [storeTest(spec, n)];
+  let main: string | undefined;
+  if (spec.kind === 'api') {
+    files.push(...routeFiles(spec, n));
+    sources.push('src/routes.cpp');
+    tests.push(routeTest(spec, n));
+    main = 'src/server.cpp';
+  } else if (spec.kind === 'cli') {
+    const cli = cppCliFiles(spec, n);
+    files.push(...cli.files);
+    sources.push('src/cli.cpp');
+    tests.push(cli.test);
+    main = 'src/main.cpp';
+  }
+  if (spec.includeTests) files.push(...tests);
+  const binary = spec.resource.snake;
+  const testTargets = spec.includeTests ? tests.map((t) => t.path.replace(/^tests\/(.*)\.cpp$/, '$1')) : [];
+  files.push({
+    path: 'CMakeLists.txt', lang: 'cmake',
+    content: [
+      'cmake_minimum_required(VERSION 3.16)', `project(${binary} CXX)`, '', 'set(CMAKE_CXX_STANDARD 17)', 'set(CMAKE_CXX_STANDARD_REQUIRED ON)', '',
+      sources.length ? `add_library(${binary}_core ${sources.join(' ')})` : `add_library(${binary}_core INTERFACE)`,
+      `target_include_directories(${binary}_core ${sources.length ? 'PUBLIC' : 'INTERFACE'} src)`,
+      ...(main ? [`add_executable(${binary} ${main})`, `target_link_libraries(${binary} PRIVATE ${binary}_core)`] : []),
+      ...(testTargets.length ? ['', 'enable_testing()'] : []),
+      ...testTargets.flatMap((t) => [`add_executable(${t} tests/${t}.cpp)`, `target_link_libraries(${t} PRIVATE ${binary}_core)`, `add_test(NAME ${t} COMMAND ${t})`]),
+      '',
+    ].join('\n'),
+  });
+  const schema = schemaFile(spec);
+  if (schema) files.push(schema);
+  files.push(readme(spec, {
+    setup: 'cmake -S . -B build && cmake --build build',
+    run: main ? `./build/${binary}${spec.kind === 'cli' ? ` add "first ${spec.entity.words}"` : ''}` : 'cmake --build build',
+    test: 'ctest --test-dir build --output-on-failure',
+  }, files));
+  return files;
+}
+
+function storeHeader(spec: GenerationSpec, n: CppNames): SandboxFile {
+  const f = n.f;
+  return {
+    path: `src/${n.header}`, lang: 'cpp',
+    content: String.raw`#pragma once
+
+#include <cstddef>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ${n.ns} {
+
+struct ${n.E} {
+  long id = 0;
+  std::string ${f};
+  std::string created_at;
+};
+
+inline constexpr std::size_t kMax${f === 'title' ? 'Title' : 'Name'}Length = 200;
+
+/// The trimmed ${f}, or nullopt (and, if asked, the reason in *problem) when it is unacceptable.
+inline std::optional<std::string> check_${f}(const std::string& value, std::string* problem = nullptr) {
+  const auto begin = value.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) {
+    if (problem != nullptr) *problem = "${f} must be a non-empty string";
+    return std::nullopt;
+  }
+  const auto end = value.find_last_not_of(" \t\r\n");
+  std::string trimmed = value.substr(begin, end - begin + 1);
+  if (trimmed.size() > kMax${f === 'title' ? 'Title' : 'Name'}Length) {
+    if (problem != nullptr) *problem = "${f} must be at most 200 characters";
+    return std::nullopt;
+  }
+  return trimmed;
+}
+
+/// ${spec.resource.words} in memory, ordered by id.${spec.database ? ` Swap it for a ${spec.database} repository (see db/schema.sql) behind the same methods.` : ''}
+class ${n.E}Store {
+ public:
+  std::vector<${n.E}> list() const {
+    std::vector<${n.E}> out;
+    out.reserve(items_.size());
+    for (const auto& entry : items_) out.push_back(entry.second);
+    return out;
+  }
+
+  std::optional<${n.E}> get(long id) const {
+    const auto it = items_.find(id);
+    if (it == items_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  /// nullopt when the ${f} is unacceptable.
+  std::optional<${n.E}> create(const std::string& ${f}) {
+    auto checked = check_${f}(${f});
+    if (!checked) return std::nullopt;
+    ${n.E} item{next_id_++, *checked, now()};
+    items_[item.id] = item;
+    return item;
+  }
+
+  std::optional<${n.E}> update(long id, const std::string& ${f}) {
+    auto it = items_.find(id);
+    auto checked = check_${f}(${f});
+    if (it == items_.end() || !checked) return std::nullopt;
+    it->second.${f} = *checked;
+    return it->second;
+  }
+
+  bool remove(long id) { return items_.erase(id) > 0; }
+
+  /// For loading saved ${spec.resource.words}: keeps the id and moves the counter past it.
+  void restore(const ${n.E}& item) {
+    items_[item.id] = item;
+    if (item.id >= next_id_) next_id_ = item.id + 1;
+  }
+
+ private:
+  static std::string now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+  }
+
+  std::map<long, ${n.E}> items_;
+  long next_id_ = 1;
+};
+
+}  // namespace ${n.ns}
+`,
+  };
+}
+
+function storeTest(spec: GenerationSpec, n: CppNames): SandboxFile {
+  const f = n.f;
+  return {
+    path: `tests/test_${spec.entity.snake}_store.cpp`, lang: 'cpp',
+    content: String.raw`#include <cassert>
+#include <iostream>
+#include <string>
+
+#include "${n.header}"
+
+int main() {
+  ${n.ns}::${n.E}Store store;
+  const auto item = store.create("  first ");
+  assert(item && item->${f} == "first");
+  assert(store.get(item->id)->${f} == "first");
+  assert(store.update(item->id, "renamed")->${f} == "renamed");
+  assert(store.create("second")->id != item->id);
+  assert(store.list().size() == 2);
+  assert(store.remove(item->id));
+  assert(!store.remove(item->id));
+  assert(!store.get(item->id));
+  assert(!store.create(""));
+  assert(!store.create("   "));
+  assert(!store.create(std::string(201, 'x')));
+  std::string problem;
+  assert(!${n.ns}::check_${f}("", &problem) && !problem.empty());
+  std::cout << "test_${spec.entity.snake}_store: all tests passed\n";
+  return 0;
+}
+`,
+  };
+}
+
+function routeFiles(spec: GenerationSpec, n: CppNames): SandboxFile[] {
+  const f = n.f;
+  const base = `/${spec.resource.kebab}`;
+  const missing = `R"({"error":"${spec.entity.words} not found"})"`;
+  return [{
+    path: 'src/routes.hpp', lang: 'cpp',
+    content: String.raw`#pragma once
+
+#include <string>
+
+#include "${n.header}"
+
+namespace ${n.ns} {
+
+struct Response {
+  int status;
+  std::string body;
+};
+
+/// Answers one request; pure, so tests need no sockets.
+Response route(${n.E}Store& store, const std::string& method, const std::string& path, const std::string& body);
+
+}  // namespace ${n.ns}
+`,
+  }, {
+    path: 'src/routes.cpp', lang: 'cpp',
+    content: String.raw`#include "routes.hpp"
+
+#include <cstdio>
+#include <optional>
+
+namespace ${n.ns} {
+namespace {
+
+std::string quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string to_json(const ${n.E}& item) {
+  return "{\"id\":" + std::to_string(item.id) + ",\"${f}\":" + quote(item.${f}) + ",\"createdAt\":" + quote(item.created_at) + "}";
+}
+
+Response error(int status, const std::string& message) { return {status, "{\"error\":" + quote(message) + "}"}; }
+
+/// The "${f}" string of a flat JSON object; nullopt (with the reason in problem) otherwise.
+std::optional<std::string> read_${f}(const std::string& body, std::string& problem) {
+  problem = "expected a JSON object with a ${f}";
+  auto pos = body.find("\"${f}\"");
+  if (pos == std::string::npos) return std::nullopt;
+  pos = body.find_first_not_of(" \t\r\n", pos + ${f.length + 2});
+  if (pos == std::string::npos || body[pos] != ':') return std::nullopt;
+  pos = body.find_first_not_of(" \t\r\n", pos + 1);
+  if (pos == std::string::npos || body[pos] != '"') return std::nullopt;
+  std::string value;
+  for (++pos; pos < body.size() && body[pos] != '"'; ++pos) {
+    if (body[pos] == '\\' && pos + 1 < body.size()) ++pos;
+    value += body[pos];
+  }
+  if (pos >= body.size()) return std::nullopt;
+  return check_${f}(value, &problem);
+}
+
+}  // namespace
+
+Response route(${n.E}Store& store, const std::string& method, const std::string& path, const std::string& body) {
+  const std::string prefix = "${base}";
+  if (path.compare(0, prefix.size(), prefix) != 0) return error(404, "not found");
+  const std::string rest = path.substr(prefix.size());
+  std::string problem;
+  if (rest.empty() || rest == "/") {
+    if (method == "GET") {
+      std::string out = "[";
+      for (const auto& item : store.list()) out += (out.size() > 1 ? "," : "") + to_json(item);
+      return {200, out + "]"};
+    }
+    if (method != "POST") return error(405, "method not allowed");
+    const auto ${f} = read_${f}(body, problem);
+    if (!${f}) return error(400, problem);
+    return {201, to_json(*store.create(*${f}))};
+  }
+  if (rest[0] != '/' || rest.size() > 19 || rest.find_first_not_of("0123456789", 1) != std::string::npos || rest == "/0") {
+    return error(404, "not found");
+  }
+  const long id = std::stol(rest.substr(1));
+  if (method == "DELETE") return store.remove(id) ? Response{204, ""} : Response{404, ${missing}};
+  std::optional<${n.E}> item;
+  if (method == "GET") {
+    item = store.get(id);
+  } else if (method == "PUT") {
+    const auto ${f} = read_${f}(body, problem);
+    if (!${f}) return error(400, problem);
+    item = store.update(id, *${f});
+  } else {
+    return error(405, "method not allowed");
+  }
+  return item ? Response{200, to_json(*item)} : Response{404, ${missing}};
+}
+
+}  // namespace ${n.ns}
+`,
+  }, {
+    path: 'src/server.cpp', lang: 'cpp',
+    content: String.raw`#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "routes.hpp"
+
+${socketHelpers()}
+int main() {
+  static char request[65536];
+  const char* port_text = std::getenv("PORT");
+  const int port = port_text != nullptr ? std::atoi(port_text) : 8080;
+  const int listener = listen_on(port);
+  if (listener < 0) {
+    std::perror("listen");
+    return 1;
+  }
+  ${n.ns}::${n.E}Store store;
+  std::cout << "listening on http://127.0.0.1:" << port << "${base}" << std::endl;
+  for (;;) {
+    const int client = accept(listener, nullptr, nullptr);
+    if (client < 0) continue;
+    char method[8];
+    char path[256];
+    if (read_request(client, request, sizeof request) > 0 && std::sscanf(request, "%7s %255s", method, path) == 2) {
+      const char* body = std::strstr(request, "\r\n\r\n");
+      const auto response = ${n.ns}::route(store, method, path, body != nullptr ? body + 4 : "");
+      write_response(client, response.status, response.body.c_str());
+    }
+    close(client);
+  }
+}
+`,
+  }];
+}
+
+function routeTest(spec: GenerationSpec, n: CppNames): SandboxFile {
+  const f = n.f;
+  const base = `/${spec.resource.kebab}`;
+  return {
+    path: 'tests/test_routes.cpp', lang: 'cpp',
+    content: String.raw`#include <cassert>
+#include <iostream>
+
+#include "routes.hpp"
+
+int main() {
+  ${n.ns}::${n.E}Store store;
+  using ${n.ns}::route;
+  auto created = route(store, "POST", "${base}", R"({"${f}": "first"})");
+  assert(created.status == 201 && created.body.find(R"("${f}":"first")") != std::string::npos);
+  assert(route(store, "GET", "${base}/1", "").status == 200);
+  const auto updated = route(store, "PUT", "${base}/1", R"({"${f}": "say \"hi\""})");
+  assert(updated.status == 200 && updated.body.find(R"("${f}":"say \"hi\"")") != std::string::npos);
+  assert(route(store, "GET", "${base}", "").body.rfind(R"([{"id":1)", 0) == 0);
+  assert(route(store, "DELETE", "${base}/1", "").status == 204);
+  assert(route(store, "GET", "${base}/1", "").status == 404);
+  assert(route(store, "POST", "${base}", R"({"${f}": ""})").status == 400);
+  assert(route(store, "POST", "${base}", "not json").status == 400);
+  assert(route(store, "GET", "${base}/abc", "").status == 404);
+  assert(route(store, "GET", "/elsewhere", "").status == 404);
+  assert(route(store, "PATCH", "${base}", "").status == 405);
+  std::cout << "test_routes: all tests passed\n";
+  return 0;
+}
+`,
+  };
+}

@@ -1,0 +1,334 @@
+import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
+
+/**
+ * The HTTP layer of the sandbox model's (deterministic, not AI) Python
+ * projects: Flask or FastAPI when the context asks for them, otherwise the
+ * standard library's http.server so it runs with python3 alone.
+ */
+export interface PythonWeb { files: SandboxFile[]; test: SandboxFile; run: string; dependency?: string }
+
+export function pythonWebFiles(spec: GenerationSpec): PythonWeb {
+  if (spec.framework.includes('flask')) return flask(spec);
+  if (spec.framework.includes('fastapi')) return fastapi(spec);
+  return stdlib(spec);
+}
+
+const imports = (spec: GenerationSpec) => `from .store import ${spec.entity.pascal}Store, parse_${spec.entity.snake}_input`;
+
+function stdlib(spec: GenerationSpec): PythonWeb {
+  const E = spec.entity.pascal;
+  const pkg = spec.resource.snake;
+  const parse = `parse_${spec.entity.snake}_input`;
+  const missing = `{"error": "${spec.entity.words} not found"}`;
+  return {
+    run: `python3 -m ${pkg}.server`,
+    files: [{
+      path: `${pkg}/server.py`, lang: 'python',
+      content: `"""A JSON API for ${spec.resource.words} on the standard library's http.server: runs with python3 alone."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Optional
+
+${imports(spec)}
+
+ROUTE = re.compile(r"^/${spec.resource.kebab}(?:/(\\d+))?/?$")
+
+
+def make_server(store: Optional[${E}Store] = None, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+    """Builds the server without starting it; port 0 picks a free port (handy in tests)."""
+    items = store if store is not None else ${E}Store()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass  # one line per request on stderr drowns test output; put real logging here
+
+        def _send(self, status: int, body: Any = None) -> None:
+            data = b"" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            if body is not None:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _match(self) -> Optional[re.Match[str]]:
+            return ROUTE.match(self.path.split("?", 1)[0])
+
+        def _body(self) -> Any:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                return json.loads(self.rfile.read(length) or b"null")
+            except ValueError:
+                return None
+
+        def do_GET(self) -> None:
+            match = self._match()
+            if match is None:
+                return self._send(404, {"error": "not found"})
+            if match.group(1) is None:
+                return self._send(200, [item.to_dict() for item in items.list()])
+            item = items.get(int(match.group(1)))
+            self._send(200, item.to_dict()) if item else self._send(404, ${missing})
+
+        def do_POST(self) -> None:
+            match = self._match()
+            if match is None or match.group(1) is not None:
+                return self._send(404, {"error": "not found"})
+            data = ${parse}(self._body())
+            if isinstance(data, str):
+                return self._send(400, {"error": data})
+            self._send(201, items.create(**data).to_dict())
+
+        def do_PUT(self) -> None:
+            match = self._match()
+            if match is None or match.group(1) is None:
+                return self._send(404, {"error": "not found"})
+            data = ${parse}(self._body())
+            if isinstance(data, str):
+                return self._send(400, {"error": data})
+            item = items.update(int(match.group(1)), **data)
+            self._send(200, item.to_dict()) if item else self._send(404, ${missing})
+
+        def do_DELETE(self) -> None:
+            match = self._match()
+            if match is None or match.group(1) is None:
+                return self._send(404, {"error": "not found"})
+            self._send(204) if items.remove(int(match.group(1))) else self._send(404, ${missing})
+
+    return ThreadingHTTPServer((host, port), Handler)
+
+
+def main() -> None:
+    server = make_server(port=int(os.environ.get("PORT", "8000")))
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}/${spec.resource.kebab}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
+`,
+    }],
+    test: {
+      path: `tests/test_${pkg}_server.py`, lang: 'python',
+      content: `import json
+import threading
+import unittest
+from typing import Any, Tuple
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
+
+from ${pkg}.server import make_server
+
+
+class ServerTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.server = make_server(port=0)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}/${spec.resource.kebab}"
+
+    def tearDown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def call(self, method: str, url: str, body: Any = None) -> Tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+        try:
+            with urlopen(request, timeout=5) as response:
+                raw = response.read()
+                return response.status, json.loads(raw) if raw else None
+        except HTTPError as error:
+            raw = error.read()
+            return error.code, json.loads(raw) if raw else None
+
+${webTestBody(spec, 'self.call(', 'self.base')}`,
+    },
+  };
+}
+
+/** The same CRUD scenario for every Python web variant; `call(method, url, body)` answers (status, json). */
+function webTestBody(spec: GenerationSpec, call: string, base: string): string {
+  const f = spec.field;
+  return `    def test_create_read_update_delete(self) -> None:
+        status, item = ${call}"POST", ${base}, {"${f}": "first"})
+        self.assertEqual(status, 201)
+        self.assertEqual(item["${f}"], "first")
+        url = f"{${base}}/{item['id']}"
+        self.assertEqual(${call}"GET", url), (200, item))
+        status, updated = ${call}"PUT", url, {"${f}": "renamed"})
+        self.assertEqual((status, updated["${f}"]), (200, "renamed"))
+        self.assertEqual(len(${call}"GET", ${base})[1]), 1)
+        self.assertEqual(${call}"DELETE", url)[0], 204)
+        self.assertEqual(${call}"GET", url)[0], 404)
+
+    def test_rejects_bad_input_and_unknown_ids(self) -> None:
+        self.assertIn(${call}"POST", ${base}, {"${f}": ""})[0], (400, 422))
+        self.assertEqual(${call}"GET", f"{${base}}/999")[0], 404)
+        self.assertEqual(${call}"DELETE", f"{${base}}/999")[0], 404)
+
+
+if __name__ == "__main__":
+    unittest.main()
+`;
+}
+
+function frameworkTest(spec: GenerationSpec, clientImport: string, client: string, send: string): SandboxFile {
+  const pkg = spec.resource.snake;
+  return {
+    path: `tests/test_${pkg}_app.py`, lang: 'python',
+    content: `import unittest
+from typing import Any, Tuple
+
+${clientImport}from ${pkg}.app import create_app
+
+
+class AppTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = ${client}
+        self.base = "/${spec.resource.kebab}"
+
+    def call(self, method: str, url: str, body: Any = None) -> Tuple[int, Any]:
+        ${send}
+
+${webTestBody(spec, 'self.call(', 'self.base')}`,
+  };
+}
+
+function flask(spec: GenerationSpec): PythonWeb {
+  const E = spec.entity.pascal;
+  const R = spec.resource.snake;
+  const e = spec.entity.snake;
+  const url = `/${spec.resource.kebab}`;
+  const parse = `parse_${e}_input`;
+  const missing = `jsonify(error="${spec.entity.words} not found"), 404`;
+  return {
+    run: `python3 -m ${R}.app`, dependency: 'flask>=3.0',
+    files: [{
+      path: `${R}/app.py`, lang: 'python',
+      content: `"""${spec.resource.words} API on Flask: an app factory, so tests get a fresh store each."""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from flask import Flask, jsonify, request
+
+${imports(spec)}
+
+
+def create_app(store: Optional[${E}Store] = None) -> Flask:
+    app = Flask(__name__)
+    items = store if store is not None else ${E}Store()
+
+    @app.get("${url}")
+    def list_${R}() -> Any:
+        return jsonify([item.to_dict() for item in items.list()])
+
+    @app.get("${url}/<int:item_id>")
+    def get_${e}(item_id: int) -> Any:
+        item = items.get(item_id)
+        return jsonify(item.to_dict()) if item else (${missing})
+
+    @app.post("${url}")
+    def create_${e}() -> Any:
+        data = ${parse}(request.get_json(silent=True))
+        if isinstance(data, str):
+            return jsonify(error=data), 400
+        return jsonify(items.create(**data).to_dict()), 201
+
+    @app.put("${url}/<int:item_id>")
+    def update_${e}(item_id: int) -> Any:
+        data = ${parse}(request.get_json(silent=True))
+        if isinstance(data, str):
+            return jsonify(error=data), 400
+        item = items.update(item_id, **data)
+        return jsonify(item.to_dict()) if item else (${missing})
+
+    @app.delete("${url}/<int:item_id>")
+    def delete_${e}(item_id: int) -> Any:
+        return ("", 204) if items.remove(item_id) else (${missing})
+
+    return app
+
+
+if __name__ == "__main__":
+    create_app().run(port=int(os.environ.get("PORT", "5000")))
+`,
+    }],
+    test: frameworkTest(spec, '', 'create_app().test_client()',
+      'response = self.client.open(url, method=method, json=body)\n        return response.status_code, response.get_json(silent=True)'),
+  };
+}
+
+function fastapi(spec: GenerationSpec): PythonWeb {
+  const E = spec.entity.pascal;
+  const R = spec.resource.snake;
+  const e = spec.entity.snake;
+  const f = spec.field;
+  const url = `/${spec.resource.kebab}`;
+  const missing = `HTTPException(status_code=404, detail="${spec.entity.words} not found")`;
+  return {
+    run: `python3 -m uvicorn ${R}.app:app --reload`, dependency: 'fastapi[standard]>=0.110',
+    files: [{
+      path: `${R}/app.py`, lang: 'python',
+      content: `"""${spec.resource.words} API on FastAPI: pydantic checks the body, the store does the rest."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from fastapi import FastAPI, HTTPException, Response
+from pydantic import BaseModel, Field
+
+from .store import ${E}Store
+
+
+class ${E}In(BaseModel):
+    ${f}: str = Field(min_length=1, max_length=200)
+
+
+def create_app(store: Optional[${E}Store] = None) -> FastAPI:
+    app = FastAPI(title="${spec.title}")
+    items = store if store is not None else ${E}Store()
+
+    @app.get("${url}")
+    def list_${R}() -> List[Dict[str, Any]]:
+        return [item.to_dict() for item in items.list()]
+
+    @app.get("${url}/{item_id}")
+    def get_${e}(item_id: int) -> Dict[str, Any]:
+        item = items.get(item_id)
+        if item is None:
+            raise ${missing}
+        return item.to_dict()
+
+    @app.post("${url}", status_code=201)
+    def create_${e}(body: ${E}In) -> Dict[str, Any]:
+        return items.create(body.${f}.strip()).to_dict()
+
+    @app.put("${url}/{item_id}")
+    def update_${e}(item_id: int, body: ${E}In) -> Dict[str, Any]:
+        item = items.update(item_id, body.${f}.strip())
+        if item is None:
+            raise ${missing}
+        return item.to_dict()
+
+    @app.delete("${url}/{item_id}", status_code=204)
+    def delete_${e}(item_id: int) -> Response:
+        if not items.remove(item_id):
+            raise ${missing}
+        return Response(status_code=204)
+
+    return app
+
+
+app = create_app()
+`,
+    }],
+    test: frameworkTest(spec, 'from fastapi.testclient import TestClient\n', 'TestClient(create_app())',
+      'response = self.client.request(method, url, json=body)\n        return response.status_code, (response.json() if response.content else None)'),
+  };
+}

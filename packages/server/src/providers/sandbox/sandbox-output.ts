@@ -1,0 +1,74 @@
+import type { ModelCallOptions } from '../provider.js';
+import { designText, documenterFile, planText, testerFiles, writtenPaths } from './agent-outputs.js';
+import { readConversation } from './conversation.js';
+import { generateBash } from './gen-bash.js';
+import { generateC } from './gen-c.js';
+import { generateCpp } from './gen-cpp.js';
+import { generateGeneric } from './gen-generic.js';
+import { generateGo } from './gen-go.js';
+import { generateJava } from './gen-java.js';
+import { generateNode } from './gen-node.js';
+import { generatePython } from './gen-python.js';
+import { generateRust } from './gen-rust.js';
+import { inferLanguage, resolveSandboxLanguage } from './languages.js';
+import { analyzePrompt } from './prompt-analysis.js';
+import { lastReviewAskedForChanges, reviewText } from './review.js';
+import type { GenerationSpec, LanguageGenerator, SandboxFile } from './sandbox-files.js';
+import { KIND_NOUN, buildSpec, fenced, isTestFile, renderFiles } from './sandbox-files.js';
+
+/**
+ * The sandbox model's whole answer for one call: a deterministic template
+ * model, not AI. It depends only on the messages and the hints, never on
+ * time or chance, so the same call always yields the same bytes.
+ */
+const GENERATORS: Record<string, LanguageGenerator> = {
+  typescript: (s) => generateNode(s, true),
+  javascript: (s) => generateNode(s, false),
+  python: generatePython,
+  java: generateJava,
+  go: generateGo,
+  rust: generateRust,
+  c: generateC,
+  cpp: generateCpp,
+  bash: generateBash,
+};
+
+const project = (spec: GenerationSpec): SandboxFile[] => (GENERATORS[spec.language] ?? generateGeneric)(spec);
+
+export function renderSandboxOutput(options: ModelCallOptions): string {
+  const conversation = readConversation(options.messages);
+  const hinted = options.hints?.language;
+  const language = (hinted && (resolveSandboxLanguage(hinted) ?? hinted.trim().toLowerCase())) || inferLanguage(conversation.task) || 'typescript';
+  const spec = buildSpec(analyzePrompt(conversation.task), language, options.hints?.context ?? {});
+  const about = `${spec.languageName} ${KIND_NOUN[spec.kind]} for ${spec.resource.words}${spec.framework ? ` (${spec.framework})` : ''}`;
+
+  switch (options.hints?.agentType) {
+    case 'planner':
+      return planText(spec);
+    case 'architect': {
+      const design = designText(spec, project(spec));
+      return `${design}\n${fenced({ path: 'docs/DESIGN.md', lang: 'markdown', content: design })}\n`;
+    }
+    case 'reviewer':
+      return reviewText(conversation, spec);
+    case 'tester': {
+      const tests = testerFiles(spec, project({ ...spec, includeTests: true }));
+      return `Tests for the ${about}.\n\n${renderFiles(tests)}\n`;
+    }
+    case 'documenter': {
+      const written = writtenPaths(conversation);
+      const tested = written.length ? written.some(isTestFile) : spec.includeTests;
+      return `${fenced(documenterFile(project({ ...spec, includeTests: tested }), written))}\n`;
+    }
+    default: {
+      // A coder answering a review that asked for changes adds the tests the review asks for.
+      const findings = lastReviewAskedForChanges(conversation);
+      const files = project(findings ? { ...spec, includeTests: true } : spec);
+      const intro = findings
+        ? ['Revised after the review:', ...findings.map((f) => `- addressed: ${f}`)].join('\n')
+        : `Here is a ${about}${spec.includeTests ? ', with tests' : ''}.`;
+      return `${intro}\nWritten by the Codeloom sandbox model, a deterministic template model (not AI).\n\n${renderFiles(files)}\n`;
+    }
+  }
+}
+

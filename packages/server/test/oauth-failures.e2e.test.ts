@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as oidc from 'openid-client';
+import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
+import { registerUser, request } from './helpers/http.js';
+import { CALLBACK, TEST_ISSUER, FormBrowser, discover, pkcePair, registerClient, signInAndDecide } from './helpers/oauth.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the authorization server refuses, and what a refusal revokes. */
+describe('OAuth 2.0 failure cases', () => {
+  let t: TestServer;
+  beforeAll(async () => { t = await startTestServer(); });
+  afterAll(async () => { await t?.close(); });
+
+  const verify = (token: string) => request(`${t.url}/api/v1/auth/verify`, { token, headers: { 'x-forwarded-for': nextIp() } });
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    request(`${t.url}/oauth/token`, { raw: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': nextIp(), ...headers } });
+
+  /** A registered client, a person, and a code obtained through the pages. */
+  async function codeFor(clientBody: Record<string, unknown> = {}, authorize: Record<string, string> = {}) {
+    const ip = nextIp();
+    const developer = await registerUser(t.url, { ip });
+    const person = await registerUser(t.url, { ip: nextIp() });
+    const client = await registerClient(t.url, developer.token, { name: 'Acme', redirect_uris: [CALLBACK], ...clientBody });
+    const config = await discover(t.url, ip, client, client.client_secret ? 'basic' : 'none');
+    const pkce = await pkcePair();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, code_challenge: pkce.challenge, code_challenge_method: 'S256', ...authorize });
+    const { location } = await signInAndDecide(new FormBrowser(t.url, ip), url.href, person);
+    return { ip, developer, person, client, config, pkce, location, code: location.searchParams.get('code')! };
+  }
+  const exchange = (c: Awaited<ReturnType<typeof codeFor>>, verifier: string | null = c.pkce.verifier) => token({
+    grant_type: 'authorization_code', code: c.code, redirect_uri: CALLBACK, client_id: c.client.client_id,
+    ...(c.client.client_secret ? { client_secret: c.client.client_secret } : {}), ...(verifier ? { code_verifier: verifier } : {}),
+  });
+
+  describe('the authorization request', () => {
+    it('shows an error page and never redirects for an unregistered redirect URI, an unknown client or a missing redirect_uri', async () => {
+      const developer = await registerUser(t.url, { ip: nextIp() });
+      const client = await registerClient(t.url, developer.token, { name: 'Acme', redirect_uris: [CALLBACK] });
+      const { challenge } = await pkcePair();
+      const base = `response_type=code&code_challenge=${challenge}&code_challenge_method=S256`;
+      for (const query of [
+        `${base}&client_id=${client.client_id}&redirect_uri=${encodeURIComponent('https://evil.example/callback')}`,
+        `${base}&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(`${CALLBACK}/`)}`, // exact match only
+        `${base}&client_id=cli_unknown&redirect_uri=${encodeURIComponent(CALLBACK)}`,
+        `${base}&client_id=${client.client_id}`,
+      ]) {
+        const page = await new FormBrowser(t.url, nextIp()).open(`/oauth/authorize?${query}`);
+        expect(page.status).toBe(400);
+        expect(page.location).toBeNull();
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(page.html).toMatch(/<html lang="en">/);
+        expect(page.html).not.toContain('evil.example');
+        expect(page.html).not.toContain('action="/oauth/sign-in"');
+      }
+    });
+
+    it('redirects with an error for a scope beyond the client, no PKCE on a public client, plain PKCE, or another response_type', async () => {
+      const developer = await registerUser(t.url, { ip: nextIp() });
+      const confidential = await registerClient(t.url, developer.token, { name: 'Reader', redirect_uris: [CALLBACK], scopes: ['read:code'] });
+      const pub = await registerClient(t.url, developer.token, { name: 'SPA', redirect_uris: [CALLBACK], type: 'public' });
+      const { challenge } = await pkcePair();
+      const cases: Array<[string, Record<string, string>, string]> = [
+        [confidential.client_id, { response_type: 'code', scope: 'read:code write:code', code_challenge: challenge, code_challenge_method: 'S256' }, 'invalid_scope'],
+        [confidential.client_id, { response_type: 'code', scope: 'admin' }, 'invalid_scope'],
+        [pub.client_id, { response_type: 'code' }, 'invalid_request'],
+        [pub.client_id, { response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+        [confidential.client_id, { response_type: 'token' }, 'unsupported_response_type'],
+      ];
+      for (const [clientId, params, error] of cases) {
+        const query = new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, state: 's1', ...params });
+        const res = await new FormBrowser(t.url, nextIp()).open(`/oauth/authorize?${query}`);
+        expect(res.status, JSON.stringify(params)).toBe(302);
+        const back = new URL(res.location!);
+        expect(`${back.origin}${back.pathname}`).toBe(CALLBACK);
+        expect(Object.fromEntries(back.searchParams)).toMatchObject({ error, state: 's1', iss: TEST_ISSUER });
+      }
+    });
+  });
+
+  describe('the code exchange', () => {
+    it('refuses a wrong or missing code_verifier, and the failed attempt spends the code', async () => {
+      const wrong = await codeFor();
+      const other = await pkcePair();
+      expect((await exchange(wrong, other.verifier)).body).toMatchObject({ error: 'invalid_grant' });
+      expect((await exchange(wrong)).body).toMatchObject({ error: 'invalid_grant' }); // the right verifier is too late now
+
+      const missing = await codeFor();
+      const res = await exchange(missing, null);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('code_verifier') });
+
+      const pub = await codeFor({ type: 'public' });
+      expect((await exchange(pub, null)).body).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('refuses a replayed code and revokes the tokens the first exchange issued', async () => {
+      const c = await codeFor();
+      const first = await exchange(c);
+      expect(first.status).toBe(200);
+      expect((await verify(first.body.access_token)).status).toBe(200);
+      const replay = await exchange(c);
+      expect(replay.status).toBe(400);
+      expect(replay.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
+      const after = await verify(first.body.access_token);
+      expect(after.status).toBe(401);
+      expect(after.body.code).toBe('invalid_token');
+      expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: c.client.client_id, client_secret: c.client.client_secret! })).body).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('refuses a code sent with another redirect_uri, or by another client', async () => {
+      const c = await codeFor({ redirect_uris: [CALLBACK, 'https://acme.example/cb'] });
+      const res = await token({ grant_type: 'authorization_code', code: c.code, redirect_uri: 'https://acme.example/cb', code_verifier: c.pkce.verifier, client_id: c.client.client_id, client_secret: c.client.client_secret! });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^invalid_(request|grant)$/);
+
+      const d = await codeFor();
+      const thief = await registerClient(t.url, d.developer.token, { name: 'Thief', redirect_uris: [CALLBACK] });
+      const stolen = await token({ grant_type: 'authorization_code', code: d.code, redirect_uri: CALLBACK, code_verifier: d.pkce.verifier, client_id: thief.client_id, client_secret: thief.client_secret! });
+      expect(stolen.body).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('authenticates confidential clients: a wrong secret is 401 invalid_client (with a Basic challenge when Basic was used)', async () => {
+      const c = await codeFor();
+      const basic = Buffer.from(`${c.client.client_id}:clo_cs_wrong`).toString('base64');
+      const res = await token({ grant_type: 'authorization_code', code: c.code, redirect_uri: CALLBACK, code_verifier: c.pkce.verifier }, { authorization: `Basic ${basic}` });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
+      const noSecret = await token({ grant_type: 'authorization_code', code: c.code, redirect_uri: CALLBACK, code_verifier: c.pkce.verifier, client_id: c.client.client_id });
+      expect(noSecret.body.error).toBe('invalid_client');
+      expect((await exchange(c)).status).toBe(200); // failed client authentication did not spend the code
+    });
+  });
+
+  describe('refresh tokens', () => {
+    it('rotate, and a reused refresh token revokes the whole family', async () => {
+      const c = await codeFor();
+      const first = (await exchange(c)).body;
+      const refresh = (rt: string, extra: Record<string, string> = {}) => token({ grant_type: 'refresh_token', refresh_token: rt, client_id: c.client.client_id, client_secret: c.client.client_secret!, ...extra });
+      const second = await refresh(first.refresh_token);
+      expect(second.status).toBe(200);
+      const reuse = await refresh(first.refresh_token);
+      expect(reuse.status).toBe(400);
+      expect(reuse.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
+      expect((await refresh(second.body.refresh_token)).body).toMatchObject({ error: 'invalid_grant' });
+      expect((await verify(second.body.access_token)).body.code).toBe('invalid_token');
+      expect((await verify(first.access_token)).body.code).toBe('invalid_token');
+    });
+
+    it('may narrow the scope of one access token but never widen it; the next refresh token keeps the full grant', async () => {
+      const c = await codeFor({ scopes: ['read:code'] }, { scope: 'read:code' });
+      const first = (await exchange(c)).body;
+      const refresh = (rt: string, scope?: string) => token({ grant_type: 'refresh_token', refresh_token: rt, client_id: c.client.client_id, client_secret: c.client.client_secret!, ...(scope ? { scope } : {}) });
+      expect((await refresh(first.refresh_token, 'read:code write:code')).body).toMatchObject({ error: 'invalid_scope' });
+
+      const wide = await codeFor();
+      const w1 = (await exchange(wide)).body;
+      const narrowed = await token({ grant_type: 'refresh_token', refresh_token: w1.refresh_token, scope: 'read:code', client_id: wide.client.client_id, client_secret: wide.client.client_secret! });
+      expect(narrowed.body.scope).toBe('read:code');
+      expect((await verify(narrowed.body.access_token)).body.credential.scopes).toEqual(['read:code']);
+      const full = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, client_id: wide.client.client_id, client_secret: wide.client.client_secret! });
+      expect(full.body.scope).toBe('read:code write:code');
+    });
+  });
+
+  it('a token stops working once its client is deleted', async () => {
+    const c = await codeFor();
+    const tokens = (await exchange(c)).body;
+    expect((await verify(tokens.access_token)).status).toBe(200);
+    const del = await request(`${t.url}/api/v1/oauth/clients/${c.client.client_id}`, { method: 'DELETE', token: c.developer.token });
+    expect(del.status).toBe(200);
+    const after = await verify(tokens.access_token);
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('invalid_token');
+    const refresh = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client.client_id, client_secret: c.client.client_secret! });
+    expect(refresh.body.error).toBe('invalid_client');
+  });
+
+  it('grants only what the signing-in person\'s plan has, whatever the client may ask for', async () => {
+    const ip = nextIp();
+    const developer = await registerUser(t.url, { ip });
+    await t.server.ctx.store.accounts.setPlanByEmail(developer.email.toLowerCase(), 'enterprise');
+    const client = await registerClient(t.url, (await request(`${t.url}/api/v1/auth/login`, { body: { email: developer.email, password: developer.password }, headers: { 'x-forwarded-for': ip } })).body.token, { name: 'Deployer', redirect_uris: [CALLBACK], scopes: ['read:code', 'deploy:apps'] });
+    const person = await registerUser(t.url, { ip: nextIp() }); // free plan: no deploy:apps
+    const config = await discover(t.url, ip, client);
+    const pkce = await pkcePair();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, scope: 'read:code deploy:apps', code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    const { location, consentHtml } = await signInAndDecide(new FormBrowser(t.url, ip), url.href, person);
+    expect(consentHtml).toMatch(/not part of your free plan: deploy apps/);
+    const tokens = await oidc.authorizationCodeGrant(config, location, { pkceCodeVerifier: pkce.verifier, expectedState: oidc.skipStateCheck });
+    expect(tokens.scope).toBe('read:code');
+  });
+});
+
+describe('OAuth 2.0 lifetimes', () => {
+  let t: TestServer;
+  beforeAll(async () => { t = await startTestServer({ env: { CODELOOM_OAUTH_CODE_TTL: '1', CODELOOM_ACCESS_TOKEN_TTL: '1' } }); });
+  afterAll(async () => { await t?.close(); });
+
+  it('refuses an expired code, and an expired access token is 401 token_expired', async () => {
+    const ip = nextIp();
+    const person = await registerUser(t.url, { ip });
+    const client = await registerClient(t.url, person.token, { name: 'Slow', redirect_uris: [CALLBACK] });
+    const config = await discover(t.url, ip, client);
+    const run = async () => {
+      const pkce = await pkcePair();
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+      return { pkce, ...(await signInAndDecide(new FormBrowser(t.url, ip), url.href, person)) };
+    };
+    const late = await run();
+    await sleep(1_500);
+    await expect(oidc.authorizationCodeGrant(config, late.location, { pkceCodeVerifier: late.pkce.verifier, expectedState: oidc.skipStateCheck }))
+      .rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
+
+    const prompt = await run();
+    const tokens = await oidc.authorizationCodeGrant(config, prompt.location, { pkceCodeVerifier: prompt.pkce.verifier, expectedState: oidc.skipStateCheck });
+    await sleep(1_500);
+    const res = await request(`${t.url}/api/v1/auth/verify`, { token: tokens.access_token, headers: { 'x-forwarded-for': ip } });
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('token_expired');
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect((await request(`${t.url}/api/v1/auth/verify`, { token: refreshed.access_token, headers: { 'x-forwarded-for': ip } })).status).toBe(200);
+  });
+});

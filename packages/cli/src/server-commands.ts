@@ -23,9 +23,9 @@ export async function runServerCommand(args: string[], flags: Flags): Promise<nu
     if (error instanceof ConfigError) { process.stderr.write(`${error.message}\n`); return 2; }
     throw error;
   }
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}) });
   try {
-    const applied = await migrateToLatest(handle.db);
+    const applied = await migrateToLatest(handle);
     const store = createStore(handle);
     if (command === 'migrate') {
       print(flags, { applied, dialect: handle.dialect }, applied.length ? `Applied ${applied.join(', ')} (${handle.dialect}).` : `Database is up to date (${handle.dialect}).`);

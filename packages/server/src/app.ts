@@ -62,6 +62,11 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     reply.header('connection', 'close');
     done(new AppError('service_unavailable', 'The server is shutting down; retry on another instance.'));
   });
+  // A response finished while draining closes its connection, so keep-alive sockets do not hold the shutdown open.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   registerErrorHandler(app);
   registerNotFound(app);
   registerJsonParser(app);

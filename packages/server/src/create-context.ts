@@ -31,8 +31,8 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...options.database });
-  await migrateToLatest(handle.db);
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
+  await migrateToLatest(handle);
   const store = createStore(handle);
   let redis: Redis | undefined;
   if (config.redisUrl) {

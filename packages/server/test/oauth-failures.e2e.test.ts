@@ -194,33 +194,46 @@ describe('OAuth 2.0 failure cases', () => {
 });
 
 describe('OAuth 2.0 lifetimes', () => {
-  let t: TestServer;
-  beforeAll(async () => { t = await startTestServer({ env: { CODELOOM_OAUTH_CODE_TTL: '1', CODELOOM_ACCESS_TOKEN_TTL: '1' } }); });
-  afterAll(async () => { await t?.close(); });
+  // Two servers: one whose codes expire at once, one whose access tokens do (its codes live long enough to be exchanged under load).
+  let codes: TestServer;
+  let tokens: TestServer;
+  beforeAll(async () => {
+    codes = await startTestServer({ env: { CODELOOM_OAUTH_CODE_TTL: '1' } });
+    tokens = await startTestServer({ env: { CODELOOM_ACCESS_TOKEN_TTL: '2' } });
+  });
+  afterAll(async () => {
+    await codes?.close();
+    await tokens?.close();
+  });
 
-  it('refuses an expired code, and an expired access token is 401 token_expired', async () => {
+  async function authorized(t: TestServer) {
     const ip = nextIp();
     const person = await registerUser(t.url, { ip });
     const client = await registerClient(t.url, person.token, { name: 'Slow', redirect_uris: [CALLBACK] });
     const config = await discover(t.url, ip, client);
-    const run = async () => {
-      const pkce = await pkcePair();
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, code_challenge: pkce.challenge, code_challenge_method: 'S256' });
-      return { pkce, ...(await signInAndDecide(new FormBrowser(t.url, ip), url.href, person)) };
-    };
-    const late = await run();
-    await sleep(1_500);
-    await expect(oidc.authorizationCodeGrant(config, late.location, { pkceCodeVerifier: late.pkce.verifier, expectedState: oidc.skipStateCheck }))
-      .rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
+    const pkce = await pkcePair();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CALLBACK, code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+    return { ip, config, pkce, ...(await signInAndDecide(new FormBrowser(t.url, ip), url.href, person)) };
+  }
 
-    const prompt = await run();
-    const tokens = await oidc.authorizationCodeGrant(config, prompt.location, { pkceCodeVerifier: prompt.pkce.verifier, expectedState: oidc.skipStateCheck });
+  it('refuses a code presented after its lifetime (CODELOOM_OAUTH_CODE_TTL)', async () => {
+    const late = await authorized(codes);
     await sleep(1_500);
-    const res = await request(`${t.url}/api/v1/auth/verify`, { token: tokens.access_token, headers: { 'x-forwarded-for': ip } });
+    await expect(oidc.authorizationCodeGrant(late.config, late.location, { pkceCodeVerifier: late.pkce.verifier, expectedState: oidc.skipStateCheck }))
+      .rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
+  });
+
+  it('answers an expired access token with 401 token_expired and a Bearer challenge; the refresh token still works', async () => {
+    const a = await authorized(tokens);
+    const issued = await oidc.authorizationCodeGrant(a.config, a.location, { pkceCodeVerifier: a.pkce.verifier, expectedState: oidc.skipStateCheck });
+    expect(issued.expires_in).toBe(2);
+    await sleep(2_500);
+    const verify = (token: string) => request(`${tokens.url}/api/v1/auth/verify`, { token, headers: { 'x-forwarded-for': a.ip } });
+    const res = await verify(issued.access_token);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('token_expired');
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-    expect((await request(`${t.url}/api/v1/auth/verify`, { token: refreshed.access_token, headers: { 'x-forwarded-for': ip } })).status).toBe(200);
+    const refreshed = await oidc.refreshTokenGrant(a.config, issued.refresh_token!);
+    expect((await verify(refreshed.access_token)).status).toBe(200);
   });
 });

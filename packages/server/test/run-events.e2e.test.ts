@@ -42,7 +42,7 @@ describe('run events over the streaming channel', () => {
   const api = (path: string) => `${t.url}/api/v1${path}`;
   const post = (path: string, body: unknown, tok = token) => request(api(path), { token: tok, body });
   const workflow = async (agents: Array<[string, string]>) => (await post('/agents/create', { name: 'w', agents: agents.map(([type, model]) => ({ type, model })) })).body.id as string;
-  const execute = async (wf: string, task = 'REST API for todos') => (await post(`/workflows/${wf}/execute`, { task })).body.id as string;
+  const execute = async (wf: string, task = 'REST API for todos', extra: Record<string, unknown> = {}) => (await post(`/workflows/${wf}/execute`, { task, ...extra })).body.id as string;
   const getRun = async (id: string, tok = token) => (await request(api(`/runs/${id}`), { token: tok })).body;
   const finished = async (id: string) => {
     for (let i = 0; i < 200; i++) {
@@ -103,19 +103,25 @@ describe('run events over the streaming channel', () => {
     ws.close();
   });
 
-  it('reports a review loop\'s inserted steps, and a failed run with an error frame', async () => {
+  it('announces the steps a review loop inserts', async () => {
     const ws = await connect(t.url, token);
     const release = await holdSlot();
     const loop = (await post('/agents/create', { name: 'l', agents: [{ type: 'coder' }, { type: 'reviewer' }], config: { max_iterations: 1 } })).body.id;
-    const loopRun = await execute(loop, 'CLI for notes [review:changes]');
+    const loopRun = await execute(loop, 'library for dates [review:changes]', { language: 'python' });
     ws.subscribe(loopRun);
     await sleep(150);
     await release();
-    await ws.waitFor((f) => f.id === loopRun && f.event === 'complete');
+    const end = await ws.waitFor((f) => f.id === loopRun && (f.event === 'complete' || f.event === 'error'));
+    expect(end.event, JSON.stringify(end.data).slice(0, 300)).toBe('complete');
     const started = ws.of(loopRun).filter((f) => f.event === 'step_started').map((f) => `${f.data.agent}${f.data.iteration}@${f.data.index}`);
     expect(started).toEqual(['coder0@0', 'reviewer0@1', 'coder1@2', 'reviewer1@3']);
+    const verdicts = ws.of(loopRun).filter((f) => f.event === 'step_completed' && f.data.step.agent === 'reviewer').map((f) => f.data.step.verdict);
+    expect(verdicts).toEqual(['changes_requested', 'changes_requested']);
+    ws.close();
+  });
 
-    fake.reset();
+  it('ends a failed run with an error frame carrying the run', async () => {
+    const ws = await connect(t.url, token);
     const release2 = await holdSlot();
     const failing = await execute(await workflow([['planner', 'sandbox'], ['coder', 'gpt-slow'], ['tester', 'sandbox']]));
     ws.subscribe(failing);

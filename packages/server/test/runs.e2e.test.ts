@@ -9,12 +9,13 @@ const ALL = ['planner', 'architect', 'coder', 'reviewer', 'tester', 'documenter'
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function client(base: string, token: string) {
+/** Calls as one account; `headers` may pick the sandbox environment (X-Environment: sandbox). */
+function client(base: string, token: string, headers: Record<string, string> = {}) {
   const api = (path: string) => `${base}/api/v1${path}`;
   const c = {
     token,
-    get: (path: string) => request(api(path), { token }),
-    post: (path: string, body: unknown = {}) => request(api(path), { token, body }),
+    get: (path: string) => request(api(path), { token, headers }),
+    post: (path: string, body: unknown = {}) => request(api(path), { token, headers, body }),
     workflow: async (agents: string[], config: Record<string, unknown> = {}, model = 'sandbox') => {
       const res = await c.post('/agents/create', { name: 'team', agents: agents.map((type) => ({ type, model })), config });
       expect(res.status).toBe(201);
@@ -28,12 +29,12 @@ function client(base: string, token: string) {
     /** Polls GET /runs/{id} until `until` holds (default: the run finished). */
     poll: async (runId: string, until: (run: any) => boolean = (r) => FINISHED.includes(r.status), timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
-      for (;;) {
+      for (let i = 0; ; i++) {
         const res = await c.get(`/runs/${runId}`);
         expect(res.status).toBe(200);
         if (until(res.body)) return res.body;
         if (Date.now() > deadline) throw new Error(`run ${runId} stuck: ${JSON.stringify(res.body).slice(0, 400)}`);
-        await sleep(40);
+        await sleep(i < 10 ? 30 : 200); // the account's 100 requests a minute are enough for a long run
       }
     },
   };
@@ -118,9 +119,12 @@ describe('runs on the sandbox model and the OpenAI fake', () => {
     expect(run.tokens_used).toBeGreaterThan(0);
   });
 
+  // Review loops run in the sandbox environment: its runs use none of the plan's tokens-per-minute budget,
+  // which a loop's growing prompts would otherwise exhaust (the step would wait for the next minute).
   it.each([0, 1, 2])('bounds the review loop by max_iterations=%i', async (max) => {
-    const wf = await c.workflow(['coder', 'reviewer', 'documenter'], { max_iterations: max });
-    const run = await c.poll((await c.execute(wf, { task: 'CLI for notes [review:changes]' })).id);
+    const sb = client(t.url, c.token, { 'x-environment': 'sandbox' });
+    const wf = await sb.workflow(['coder', 'reviewer', 'documenter'], { max_iterations: max });
+    const run = await sb.poll((await sb.execute(wf, { task: 'CLI for notes [review:changes]' })).id);
     expect(run.status).toBe('succeeded');
     const agents = run.steps.map((s: any) => `${s.agent}${s.iteration}`);
     const loop = Array.from({ length: max }, (_, i) => [`coder${i + 1}`, `reviewer${i + 1}`]).flat();
@@ -130,10 +134,12 @@ describe('runs on the sandbox model and the OpenAI fake', () => {
     expect(run.steps.filter((s: any) => s.agent === 'reviewer').every((s: any) => s.verdict === 'changes_requested' && s.output.startsWith('VERDICT: changes_requested'))).toBe(true);
     expect(run.result.summary).toContain('changes still requested');
     if (max) expect(run.result.summary).toContain(`sent the work back ${max} time`);
+    expect((await c.get(`/runs/${run.id}`)).status).toBe(404); // sandbox runs are kept apart from production ones
   });
 
   it('stops the loop once the reviewer approves ([review:changes=1])', async () => {
-    const run = await c.poll((await c.execute(await c.workflow(['coder', 'reviewer'], { max_iterations: 5 }), { task: 'library for dates [review:changes=1]' })).id);
+    const sb = client(t.url, c.token, { 'x-environment': 'sandbox' });
+    const run = await sb.poll((await sb.execute(await sb.workflow(['coder', 'reviewer'], { max_iterations: 5 }), { task: 'library for dates [review:changes=1]' })).id);
     expect(run.steps.map((s: any) => `${s.agent}:${s.verdict ?? '-'}`)).toEqual(['coder:-', 'reviewer:changes_requested', 'coder:-', 'reviewer:approve']);
     expect(run.result.summary).toContain('Final review: approved');
   });

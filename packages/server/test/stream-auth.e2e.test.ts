@@ -132,6 +132,13 @@ describe('WebSocket /api/v1/stream: authentication and access', () => {
     const over = await connect(t.url, { token: other.token });
     expect((await over.closed).code).toBe(4429);
     expect(over.frames).toEqual([{ event: 'error', data: { status: 429, code: 'rate_limited', message: expect.any(String) } }]);
+    // Refused by auth frame with a generate right behind it: the generate is not run either.
+    const piped = await connect(t.url);
+    piped.send({ type: 'auth', token: other.token });
+    piped.send({ type: 'generate', id: 'sneaky', prompt: 'hello world script', language: 'bash', model: 'sandbox', max_tokens: 16 });
+    expect((await piped.closed).code).toBe(4429);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await request(`${t.url}/api/v1/generations`, { token: other.token })).body.pagination.total).toBe(0);
     // Another account is not affected.
     const stranger = await connect(t.url, { token: user.token });
     await stranger.waitFor((f) => f.event === 'connected');
@@ -155,8 +162,7 @@ describe('WebSocket /api/v1/stream: authentication and access', () => {
     expect(closed.code).toBe(4401);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(c.frames).toEqual([{ event: 'error', data: { status: 401, code: expect.any(String), message: expect.any(String) } }]);
-    expect(c.frames.some((f) => f.event === 'connected')).toBe(false);
+    expect(c.frames).toEqual([{ event: 'error', data: { status: 401, code: 'unauthorized', message: expect.any(String) } }]);
   });
 
   it('closes with 4401 for a bad Authorization header, without ever sending `connected`', async () => {
@@ -174,6 +180,18 @@ describe('WebSocket /api/v1/stream: authentication and access', () => {
     c.send({ type: 'auth', token: 'cl_live_notarealkeyatallnotarealkey' });
     expect((await c.closed).code).toBe(4401);
     expect(c.frames).toEqual([{ event: 'error', data: { status: 401, code: 'invalid_token', message: expect.any(String) } }]);
+  });
+
+  it('tells a client with an expired session token `token_expired` (so it can refresh), by header or auth frame', async () => {
+    // Signed by the server's own key ring, expired a minute ago.
+    const expired = await t.server.ctx.keyRing.sign({ sub: user.user.id, sid: 'sid_expired', scope: '', env: 'production' }, -60);
+    const byHeader = await connect(t.url, { token: expired });
+    const byFrame = await connect(t.url);
+    byFrame.send({ type: 'auth', token: expired });
+    for (const c of [byHeader, byFrame]) {
+      expect((await c.closed).code).toBe(4401);
+      expect(c.frames).toEqual([{ event: 'error', data: { status: 401, code: 'token_expired', message: expect.any(String) } }]);
+    }
   });
 
   it('refuses work before authentication but keeps waiting for the auth frame', async () => {
@@ -224,11 +242,11 @@ describe('WebSocket /api/v1/stream: authentication and access', () => {
     const a = await connect(t.url, { token: user.token, path: '/v1/stream' });
     expectConnected(await a.waitFor((f) => f.event === 'connected'));
     await expectUsable(a, 'alias');
-    a.ws.close();
+    await bye(a);
     const b = await connect(t.url, { path: '/v1/stream' });
     b.send({ type: 'auth', token: apiKey });
     expectConnected(await b.waitFor((f) => f.event === 'connected'));
-    b.ws.close();
+    await bye(b);
     const late = await connect(t.url, { path: '/v1/stream' });
     expect((await late.closed).code).toBe(4401);
   });

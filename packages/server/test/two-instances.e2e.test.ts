@@ -18,9 +18,7 @@ describe.skipIf(!enabled)('two server processes sharing PostgreSQL and Redis', (
     await client.connect();
     await client.query(`CREATE SCHEMA "${schema}"`);
     await client.end();
-    const url = new URL(TEST_DATABASE_URL!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const env = { DATABASE_URL: url.toString(), REDIS_URL: TEST_REDIS_URL! };
+    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL! };
     a = await spawnServer(env);
     b = await spawnServer(env);
   }, 60_000);

@@ -20,6 +20,7 @@ export const SETTINGS = [
   { env: 'PORT', key: 'port', kind: 'int', default: '8080', min: 0, max: 65535, doc: 'TCP port to listen on (0 picks a free one).' },
   { env: 'CODELOOM_DATA_DIR', key: 'dataDir', kind: 'string', default: './data', doc: 'Folder of the embedded SQLite database (used when DATABASE_URL is not set).' },
   { env: 'DATABASE_URL', key: 'databaseUrl', kind: 'url', secret: true, doc: 'postgres://… switches storage from SQLite to PostgreSQL.' },
+  { env: 'CODELOOM_DATABASE_SCHEMA', key: 'databaseSchema', kind: 'string', doc: 'PostgreSQL schema for Codeloom\'s tables (created when missing); default: the connection\'s search_path (usually public).' },
   { env: 'REDIS_URL', key: 'redisUrl', kind: 'url', secret: true, doc: 'redis://… keeps rate limits and revocations in Redis so several instances act as one.' },
   { env: 'CODELOOM_ISSUER', key: 'issuer', kind: 'string', doc: 'JWT `iss` and OAuth issuer. Defaults to http://HOST:PORT.' },
   { env: 'CODELOOM_AUDIENCE', key: 'audience', kind: 'string', default: 'codeloom', doc: 'JWT `aud` of access tokens.' },

@@ -117,7 +117,7 @@ function runOAuthRepoSuite(name: string, open: () => Promise<{ store: Store; clo
 
 runOAuthRepoSuite('SQLite (in memory)', async () => {
   const handle = await openDatabase({ sqliteFile: ':memory:' });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle);
   return { store: createStore(handle), close: () => handle.close() };
 });
 
@@ -128,7 +128,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
     await createPgSchema(pgSchema);
     try {
       const handle = await openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema });
-      await migrateToLatest(handle.db);
+      await migrateToLatest(handle);
       return { store: createStore(handle), close: async () => { await handle.close(); await dropPgSchema(pgSchema); } };
     } catch (error) {
       await dropPgSchema(pgSchema);

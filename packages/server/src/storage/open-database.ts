@@ -9,6 +9,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** PostgreSQL schema the tables live in (when not the default). */
+  schema?: string;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -38,7 +40,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       try { await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.pgSchema}"`); } finally { client.release(); }
     }
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', ping: async () => { await sql`select 1`.execute(db); }, close: () => db.destroy() };
+    return { db, dialect: 'postgres', ...(options.pgSchema ? { schema: options.pgSchema } : {}), ping: async () => { await sql`select 1`.execute(db); }, close: () => db.destroy() };
   }
   const Sqlite = (await import('better-sqlite3')).default;
   let file = options.sqliteFile;
@@ -87,8 +89,15 @@ function withStatementCache<T extends { prepare: (sql: string) => unknown }>(sql
   });
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Applies every pending migration. Pass the handle (not just its Kysely) so a
+ * PostgreSQL schema keeps its own migration tables: Kysely otherwise finds
+ * another schema's bookkeeping tables and skips creating its own.
+ */
+export async function migrateToLatest(target: DatabaseHandle | Kysely<Database>): Promise<string[]> {
+  const handle = 'dialect' in target ? target : undefined;
+  const db = handle ? handle.db : (target as Kysely<Database>);
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(handle?.schema ? { migrationTableSchema: handle.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

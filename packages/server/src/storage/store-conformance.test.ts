@@ -7,7 +7,7 @@ import { TEST_DATABASE_URL, uniqueName } from '../../test/helpers/test-server.js
 
 runStoreConformance('SQLite (in memory)', async () => {
   const handle = await openDatabase({ sqliteFile: ':memory:' });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle);
   return { store: createStore(handle), close: () => handle.close() };
 });
 
@@ -17,7 +17,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
   runStoreConformance('PostgreSQL', async () => {
     const pgSchema = uniqueName('conf');
     const handle = await openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema });
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle);
     return {
       store: createStore(handle),
       async close() {

@@ -31,12 +31,26 @@ export async function startTestServer(options: { dialect?: 'sqlite' | 'postgres'
     ...options.env,
   };
   const config = loadConfig(env);
+  const pgSchema = options.dialect === 'postgres' ? options.pgSchema ?? uniqueName('t') : undefined;
   const server = await buildApp(config, {
-    database: options.dialect === 'postgres' ? { pgSchema: options.pgSchema ?? uniqueName('t') } : { sqliteFile: ':memory:' },
+    database: pgSchema ? { pgSchema } : { sqliteFile: ':memory:' },
     redisPrefix: options.redisPrefix ?? `${uniqueName('test')}:`,
   });
   const address = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  return { url: address, server, close: () => server.close() };
+  return {
+    url: address,
+    server,
+    async close() {
+      await server.close();
+      // A schema made for this server only is dropped with it (a caller-named one is the caller's).
+      if (pgSchema && !options.pgSchema) {
+        const pg = (await import('pg')).default;
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        try { await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`); } finally { await client.end(); }
+      }
+    },
+  };
 }
 
 let ipCounter = 1;

@@ -59,13 +59,17 @@ export function rotateCsrfToken(request: FastifyRequest, reply: FastifyReply): s
   return token;
 }
 
-export function csrfMatches(request: FastifyRequest, submitted: unknown): boolean {
+/**
+ * Browsers also send Origin on form posts; when present it must be ours:
+ * the configured public origin (the issuer, as seen through a proxy) or the
+ * one this request arrived at.
+ */
+export function csrfMatches(request: FastifyRequest, submitted: unknown, publicOrigin: string): boolean {
   const cookie = readCookies(request)[cookieName(request, 'csrf')];
   if (!cookie || typeof submitted !== 'string' || !TOKEN.test(cookie) || !TOKEN.test(submitted)) return false;
   if (!timingSafeEqual(Buffer.from(cookie), Buffer.from(submitted))) return false;
-  // Browsers send Origin on form posts; when present it must be ours.
   const origin = request.headers.origin;
-  return !origin || origin === 'null' || origin === `${request.protocol}://${request.host}`;
+  return !origin || origin === 'null' || origin === publicOrigin || origin === `${request.protocol}://${request.host}`;
 }
 
 export class BrowserSessions {

@@ -23,6 +23,8 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
   registerFormParser(app);
   registerPageErrorHandler(app);
   const sessions = new BrowserSessions(ctx.store);
+  const publicOrigin = new URL(oauth.issuer).origin;
+  const csrfOk = (request: FastifyRequest, body: Record<string, string>) => csrfMatches(request, body.csrf_token, publicOrigin);
 
   /** Shows the error page or redirects with the error; undefined when the request is good. */
   async function checked(raw: unknown, reply: FastifyReply, redirectCode: 302 | 303): Promise<Ok | undefined> {
@@ -54,7 +56,7 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
     const check = await checked(body, reply, 303);
     if (!check) return reply;
     const email = body.email?.slice(0, 254) ?? '';
-    if (!csrfMatches(request, body.csrf_token)) return signIn(request, reply, check, 403, { email, error: 'This form expired. Please sign in again.' });
+    if (!csrfOk(request, body)) return signIn(request, reply, check, 403, { email, error: 'This form expired. Please sign in again.' });
     if (!email.trim() || !body.password) return signIn(request, reply, check, 400, { email, error: 'Enter your email and password.' });
     try {
       const account = await ctx.auth.authenticate(email, body.password.slice(0, 256), request.ip);
@@ -78,7 +80,7 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
     const consent = (status: number, notice: string) => sendPage(reply, status,
       renderConsentPage({ client: check.client, params: check.params, scopes: check.scopes, account, csrf: csrfToken(request, reply), notice }), originOf(check.params.redirect_uri));
     // A failed check shows the page again instead of acting: the person can still confirm, a forged post achieves nothing.
-    if (!csrfMatches(request, body.csrf_token)) return consent(403, 'This page expired. Please confirm your choice again.');
+    if (!csrfOk(request, body)) return consent(403, 'This page expired. Please confirm your choice again.');
     if (body.decision !== 'allow' && body.decision !== 'deny') return consent(400, 'Choose Allow or Deny.');
     return reply.redirect(await oauth.decide(check, account, body.decision === 'allow'), 303);
   });
@@ -87,7 +89,7 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
     const body = formFields(request.body);
     const check = await checked(body, reply, 303);
     if (!check) return reply;
-    if (!csrfMatches(request, body.csrf_token)) return sendPage(reply, 403, renderErrorPage({ title: 'This page expired', message: 'Go back to the application and start again.' }));
+    if (!csrfOk(request, body)) return sendPage(reply, 403, renderErrorPage({ title: 'This page expired', message: 'Go back to the application and start again.' }));
     await sessions.end(request, reply);
     return reply.redirect(authorizeUrl(check.params), 303);
   });

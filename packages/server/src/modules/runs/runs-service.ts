@@ -60,6 +60,8 @@ export class RunsService {
     } else {
       spec.language = this.generation.languages.infer(body.task) ?? 'typescript';
     }
+    // The sandbox is always served by the sandbox model, and the run record says so.
+    if (principal.environment === 'sandbox') spec.agents = spec.agents.map((a) => ({ ...a, model: 'sandbox' }));
     const run: RunState = {
       id: newId('run'), status: 'queued', ...target, project_id: body.project_id ?? null, task: body.task,
       requirements: body.requirements ?? {}, steps: spec.agents.map((a, i) => newStep(i, a.type, a.model, 0)),

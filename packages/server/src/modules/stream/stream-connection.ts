@@ -79,6 +79,7 @@ export class StreamConnection {
     this.accountKey = RateLimiter.subjectFor(p.user.id, p.environment);
     if (!this.registry.claim(this.accountKey)) {
       this.accountKey = undefined;
+      this.principal = null;
       this.sendNow({ event: 'error', data: { status: 429, code: 'rate_limited', message: `At most ${this.registry.maxPerAccount} open streaming connections per account; close one first.` } });
       this.ws.close(4429, 'too many connections');
       return;
@@ -94,6 +95,8 @@ export class StreamConnection {
   private async onMessage(data: Buffer, isBinary: boolean): Promise<void> {
     // Frames are handled in arrival order while a credential is checked (waiters resume first in, first out).
     if (this.authPending) await this.authPending;
+    // A closing socket (refused, over the connection limit, 4403, shutdown) starts no more work: nobody would hear of it.
+    if (this.ws.readyState !== this.ws.OPEN) return;
     if (isBinary || data.length > MAX_FRAME_BYTES) {
       const problem = isBinary ? problemData('validation_failed', 'Frames are JSON text; binary frames are not accepted.') : problemData('payload_too_large', `Frames are limited to ${MAX_FRAME_BYTES} bytes.`);
       return this.sendNow({ event: 'error', data: problem });

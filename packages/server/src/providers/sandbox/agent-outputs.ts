@@ -44,7 +44,9 @@ function roleOf(path: string, spec: GenerationSpec): string {
   if (/(^|\/)(package\.json|Cargo\.toml|go\.mod|pyproject\.toml|requirements\.txt|Makefile|CMakeLists\.txt|tsconfig\.json)$/.test(path)) return 'build and dependencies';
   if (/schema\.sql$/.test(path)) return `starting schema for ${spec.database || 'a database'}`;
   if (/routes?|router|handler/i.test(path)) return `HTTP routes for /${spec.resource.kebab}`;
-  if (/(^|\/)(app|server)\.\w+$|Server\.java$/.test(path)) return spec.kind === 'api' ? 'HTTP server setup and entry point' : 'entry point';
+  if (/(^|\/)app\.\w+$/.test(path)) return 'the app, built without listening so tests can drive it';
+  if (/(^|\/)server\.(ts|js)$/.test(path)) return 'entry point: starts listening on PORT';
+  if (/(^|\/)server\.\w+$|Server\.java$/.test(path)) return 'HTTP server';
   if (/cli|__main__|(^|\/)main\.\w+$|Main\.java$/.test(path)) return spec.kind === 'cli' ? 'command line' : 'entry point';
   if (/json/i.test(path)) return 'JSON helpers';
   if (/__init__\.py$|index\.\w+$/.test(path)) return 'public exports';
@@ -78,7 +80,7 @@ export function designText(spec: GenerationSpec, files: SandboxFile[]): string {
     '## Decisions',
     '',
     `- Storage: ${spec.database ? `in memory first, behind the store's methods, so a ${spec.database} repository can replace it without touching callers` : 'in memory, behind the store\'s methods, so a database can replace it later'}.`,
-    `- Dependencies: ${spec.framework ? `${spec.framework} only` : 'none beyond the standard library'}, so the project builds offline.`,
+    `- Dependencies: ${spec.framework ? `${spec.framework} and nothing else` : 'none beyond the standard library, so the project builds offline'}.`,
     `- Tests: ${TEST_TOOL[spec.language] ?? 'the language\'s usual test tool'}.`,
     '',
   ].join('\n');

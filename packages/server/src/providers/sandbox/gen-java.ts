@@ -1,4 +1,5 @@
-import { javaCliFiles, javaServerFiles } from './gen-java-main.js';
+import { javaCliFiles } from './gen-java-cli.js';
+import { javaServerFiles } from './gen-java-server.js';
 import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
 import { readme, schemaFile } from './sandbox-files.js';
 
@@ -8,6 +9,9 @@ import { readme, schemaFile } from './sandbox-files.js';
  * plain main() programs so they run without JUnit on the class path.
  * Templates are String.raw so Java's own backslash escapes stay readable.
  */
+/** An entry point (HTTP API or command line) and its test. */
+export interface JavaMain { files: SandboxFile[]; test: SandboxFile }
+
 export interface JavaNames { pkg: string; dir: string; testDir: string; E: string; field: string; Field: string }
 
 export function javaNames(spec: GenerationSpec): JavaNames {

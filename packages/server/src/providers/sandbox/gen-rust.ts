@@ -1,4 +1,5 @@
-import { rustApiFiles, rustCliFiles } from './gen-rust-main.js';
+import { rustCliFiles } from './gen-rust-cli.js';
+import { rustApiFiles } from './gen-rust-server.js';
 import type { GenerationSpec, SandboxFile } from './sandbox-files.js';
 import { readme, schemaFile } from './sandbox-files.js';
 
@@ -8,6 +9,9 @@ import { readme, schemaFile } from './sandbox-files.js';
  * #[cfg(test)] unit tests) and a thin src/main.rs; an integration test in
  * tests/ exercises the public API the way `cargo test` would.
  */
+/** A library module holding the entry point's logic (routes or cli), and the files that carry it. */
+export interface RustMain { module: string; files: SandboxFile[] }
+
 export interface RustNames { crate: string; E: string; f: string }
 
 export function generateRust(spec: GenerationSpec): SandboxFile[] {

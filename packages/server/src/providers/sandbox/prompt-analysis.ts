@@ -33,7 +33,7 @@ const STOP = new Set(('a an the this that these those simple small basic tiny mi
   + 'to in on at my our your some new crud backend frontend endpoint endpoints write create build make generate implement code for of '
   + 'using use uses typescript javascript python python3 rust go golang java node nodejs c cpp bash shell sh fastify express flask '
   + 'fastapi django it is are be will can should could would manage manages managing store stores storing list lists listing track '
-  + 'tracks tracking handle handles handling from by me please function functions class classes file files test tests tested unit '
+  + 'tracks tracking handle handles handling from by me please function functions class file test tests tested unit '
   + 'command line terminal small-ish microservice based about database postgres postgresql sqlite mysql redis mongodb memory '
   + 'in-memory persistent storage crud-style style support supports supporting keep keeps keeping all each every many '
   + 'simple-ish little full complete working runnable skeleton project system systems platform want need needs like').split(/\s+/));
@@ -56,21 +56,22 @@ const TRIGGER = /\b(?:for|of|manage|manages|managing|track|tracks|tracking|about
 const IRREGULAR: Record<string, string> = {
   people: 'person', children: 'child', men: 'man', women: 'woman', mice: 'mouse', geese: 'goose', statuses: 'status', buses: 'bus',
   quizzes: 'quiz', movies: 'movie', cookies: 'cookie', indices: 'index', analyses: 'analysis', criteria: 'criterion', heroes: 'hero',
-  potatoes: 'potato', aliases: 'alias', zombies: 'zombie', calories: 'calorie', pies: 'pie', ties: 'tie',
+  potatoes: 'potato', aliases: 'alias', zombies: 'zombie', calories: 'calorie', pies: 'pie', ties: 'tie', matrices: 'matrix',
+  vertices: 'vertex', appendices: 'appendix', leaves: 'leaf', lives: 'life', knives: 'knife', wolves: 'wolf',
 };
 const IRREGULAR_PLURAL = Object.fromEntries(Object.entries(IRREGULAR).map(([p, s]) => [s, p]));
 
 export function singular(word: string): string {
   if (IRREGULAR[word]) return IRREGULAR[word];
-  if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (/(ss|us|is|ics|news|series|species)$/.test(word)) return word;
+  if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (/(sses|xes|ches|shes|zzes)$/.test(word)) return word.slice(0, -2);
   return word.endsWith('s') && word.length > 3 ? word.slice(0, -1) : word;
 }
 
 export function plural(word: string): string {
   if (IRREGULAR_PLURAL[word]) return IRREGULAR_PLURAL[word];
-  if (/(series|species)$/.test(word)) return word;
+  if (/(news|series|species)$/.test(word)) return word;
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
   return `${word}s`;
@@ -117,8 +118,8 @@ export function stripMarkers(prompt: string): string {
 
 export function analyzePrompt(prompt: string): PromptAnalysis {
   const text = stripMarkers(prompt).toLowerCase();
-  const kind: ProjectKind = /\b(api|rest|restful|server|endpoints?|crud|backend|http service|microservice|web ?service|webhook)\b/.test(text) ? 'api'
-    : /\b(cli|command[- ]line|command|script|tool|terminal|utility)\b/.test(text) ? 'cli' : 'library';
+  const kind: ProjectKind = /\b(api|rest|restful|server|endpoints?|crud|backend|services?|microservices?|webhooks?)\b/.test(text) ? 'api'
+    : /\b(cli|command[- ]line|commands?|script|tool|terminal|utility|program)\b/.test(text) ? 'cli' : 'library';
   let words = subjectWords(text).filter(Boolean);
   if (!words.length) words = ['item'];
   if (RESERVED.has(words.join('')) || RESERVED.has(words.at(-1)!)) words = [...words, 'entry'];

@@ -113,3 +113,30 @@ describe('the sandbox environment', () => {
     expect(history.body.pagination.total).toBe(1);
   });
 });
+describe('sandbox selection where a browser cannot set headers', () => {
+  let t: TestServer;
+  beforeAll(async () => { t = await startTestServer(); });
+  afterAll(async () => { await t.close(); });
+
+  const generateOver = (url: string, first: object | null) => new Promise<any>((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('open', () => { if (first) ws.send(JSON.stringify(first)); });
+    ws.on('message', (raw) => {
+      const f = JSON.parse(String(raw));
+      if (f.event === 'connected') ws.send(JSON.stringify({ type: 'generate', id: 'g', prompt: 'todo api', max_tokens: 20 }));
+      if (f.event === 'complete' || f.event === 'error') { ws.close(); resolve(f); }
+    });
+    ws.on('error', reject);
+  });
+
+  it('takes the environment from the auth frame or from ?environment= on the URL', async () => {
+    const u = await registerUser(t.url, { ip: nextIp() });
+    const base = `${t.url.replace('http', 'ws')}/api/v1/stream`;
+    await generateOver(base, { type: 'auth', token: u.token, environment: 'sandbox' });
+    await generateOver(`${base}?environment=sandbox`, { type: 'auth', token: u.token });
+    const sandboxHistory = await request(`${t.url}/api/v1/generations`, { token: u.token, headers: SANDBOX });
+    expect(sandboxHistory.body.pagination.total).toBe(2);
+    const production = await request(`${t.url}/api/v1/generations`, { token: u.token });
+    expect(production.body.pagination.total).toBe(0);
+  });
+});

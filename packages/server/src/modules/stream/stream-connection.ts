@@ -56,11 +56,11 @@ export class StreamConnection {
   }
 
   /** Resolves a credential; on failure sends the credential error (its own status and code) and closes with 4401. */
-  private authenticateWith(authorization: string): Promise<void> {
+  private authenticateWith(authorization: string, environment?: string): Promise<void> {
     clearTimeout(this.authTimer);
     const pending = (async () => {
       try {
-        this.principal = await this.ctx.credentials.resolve(authorization, this.request.headers['x-environment'] as string | undefined);
+        this.principal = await this.ctx.credentials.resolve(authorization, environment ?? this.requestedEnvironment());
       } catch (error) {
         if (error instanceof AppError) return this.refuse(toErrorData(error));
         this.request.log.error({ err: error }, 'channel authentication failed');
@@ -117,16 +117,24 @@ export class StreamConnection {
     if (type === 'ping') return this.sendNow({ event: 'pong' });
     const errors = frameErrors(type as 'auth', frame);
     if (errors) return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: { ...problemData('validation_failed', `The ${type} frame does not match the schema.`), errors } });
-    if (type === 'auth') return this.onAuth(frame.token as string);
+    if (type === 'auth') return this.onAuth(frame.token as string, frame.environment as string | undefined);
     if (!this.principal) return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: problemData('unauthorized', 'Authenticate first: {"type":"auth","token":"…"}.') });
     if (type === 'cancel') return this.onCancel(frame.id as string);
     if (type === 'subscribe') return this.onSubscribe(frame.run_id as string);
     return this.onGenerate(frame as unknown as GenerateFrame);
   }
 
-  private async onAuth(token: string): Promise<void> {
+  private async onAuth(token: string, environment: string | undefined): Promise<void> {
     if (this.principal) return this.sendNow({ event: 'error', data: problemData('conflict', 'This connection is already authenticated.') });
-    await this.authenticateWith(`Bearer ${token}`);
+    await this.authenticateWith(`Bearer ${token}`, environment);
+  }
+
+  /** Browsers cannot set X-Environment on an upgrade, so `?environment=sandbox` on the URL does the same. */
+  private requestedEnvironment(): string | undefined {
+    const header = this.request.headers['x-environment'];
+    if (typeof header === 'string') return header;
+    const query = this.request.query as Record<string, unknown> | undefined;
+    return typeof query?.environment === 'string' ? query.environment : undefined;
   }
 
   private onCancel(id: string): void {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { GenerateBodySchema } from '@codeloom/protocol';
+import { ENVIRONMENTS, GenerateBodySchema, StringEnum } from '@codeloom/protocol';
 import { validatorCompiler } from '../../plugins/validation.js';
 import { toValidationErrors } from '../../plugins/validation.js';
 
@@ -21,7 +21,7 @@ export type GenerateFrame = Static<typeof GenerateFrameSchema>;
 
 const CancelFrameSchema = Type.Object({ type: Type.Literal('cancel'), id: RequestId });
 const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: Type.String({ minLength: 1, maxLength: 64 }) });
-const AuthFrameSchema = Type.Object({ type: Type.Literal('auth'), token: Type.String({ minLength: 1, maxLength: 4096 }) });
+const AuthFrameSchema = Type.Object({ type: Type.Literal('auth'), token: Type.String({ minLength: 1, maxLength: 4096 }), environment: Type.Optional(StringEnum(ENVIRONMENTS)) });
 
 const compile = (schema: object) => validatorCompiler({ schema, httpPart: 'body' });
 export const FRAME_VALIDATORS = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
-import { createPgSchema, dropPgSchema } from './helpers/pg-schema.js';
+import { dropPgSchema } from './helpers/pg-schema.js';
 import { registerUser, request } from './helpers/http.js';
 import { CALLBACK, TEST_ISSUER, FormBrowser, decide, discover, formFields, pkcePair, registerClient, signInAndDecide } from './helpers/oauth.js';
 
@@ -17,10 +17,7 @@ if (!TEST_DATABASE_URL) console.log('skipping OAuth flow on PostgreSQL: TEST_DAT
 describe.each(dialects)('OAuth 2.0 authorization code flow ($name)', ({ dialect }) => {
   let t: TestServer;
   const pgSchema = uniqueName('oauth_flow');
-  beforeAll(async () => {
-    if (dialect === 'postgres') await createPgSchema(pgSchema);
-    t = await startTestServer({ dialect, pgSchema });
-  });
+  beforeAll(async () => { t = await startTestServer({ dialect, pgSchema }); });
   afterAll(async () => {
     await t?.close();
     if (dialect === 'postgres') await dropPgSchema(pgSchema);

@@ -3,7 +3,7 @@ import { migrateToLatest, openDatabase } from './open-database.js';
 import { createStore, type Store } from './store.js';
 import type { NewOAuthToken } from './repos/oauth-grants-repo.js';
 import { TEST_DATABASE_URL, uniqueName } from '../../test/helpers/test-server.js';
-import { createPgSchema, dropPgSchema } from '../../test/helpers/pg-schema.js';
+import { dropPgSchema } from '../../test/helpers/pg-schema.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
@@ -125,7 +125,6 @@ if (!TEST_DATABASE_URL) console.log('skipping OAuth repositories: PostgreSQL: TE
 describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
   runOAuthRepoSuite('PostgreSQL', async () => {
     const pgSchema = uniqueName('oauth');
-    await createPgSchema(pgSchema);
     try {
       const handle = await openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema });
       await migrateToLatest(handle);

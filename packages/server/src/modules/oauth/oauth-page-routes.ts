@@ -29,8 +29,8 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
   /** Shows the error page or redirects with the error; undefined when the request is good. */
   async function checked(raw: unknown, reply: FastifyReply, redirectCode: 302 | 303): Promise<Ok | undefined> {
     const check = await oauth.inspect(raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {});
-    if (check.kind === 'error_page') { await sendPage(reply, 400, renderErrorPage(check)); return undefined; }
-    if (check.kind === 'error_redirect') { await reply.redirect(check.location, redirectCode); return undefined; }
+    if (check.kind === 'error_page') { sendPage(reply, 400, renderErrorPage(check)); return undefined; }
+    if (check.kind === 'error_redirect') { reply.redirect(check.location, redirectCode); return undefined; }
     return check;
   }
 

@@ -45,7 +45,7 @@ function runGenerations(ws, count, prefix) {
   });
 }
 
-export async function benchStream() {
+export async function benchStream({ streams = Number(process.env.BENCH_STREAMS ?? 1000) } = {}) {
   const server = await startCodeloom({ CODELOOM_WS_MAX_CONCURRENT: '128' });
   const pid = server.child.pid;
   try {
@@ -62,7 +62,7 @@ export async function benchStream() {
 
     // 1,000 concurrent streams: 10 accounts × 100 connections, one generation each.
     const sockets = [];
-    for (let i = 0; i < 1000; i++) sockets.push(await connect(server.url, tokens[i % 10]));
+    for (let i = 0; i < streams; i++) sockets.push(await connect(server.url, tokens[i % 10]));
     const cpu0 = cpuMicros(pid);
     const t0 = performance.now();
     const results = await Promise.allSettled(sockets.map((ws, i) => runGenerations(ws, 1, `s${i}`)));
@@ -71,8 +71,8 @@ export async function benchStream() {
     const completed = results.filter((r) => r.status === 'fulfilled').length;
     const delivered = results.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value : 0), 0);
     for (const ws of sockets) ws.terminate();
-    printTable('1,000 concurrent WebSocket streams (sandbox model)', [{
-      streams: 1000, completed, lost: 1000 - completed, tokens: delivered, 'seconds': seconds.toFixed(2),
+    printTable(`${streams} concurrent WebSocket streams (sandbox model)`, [{
+      streams, completed, lost: streams - completed, tokens: delivered, 'seconds': seconds.toFixed(2),
       'tokens/s': Math.round(delivered / seconds), 'server CPU µs/token': (cpu / delivered).toFixed(1),
       'model µs/token': modelPerToken.toFixed(1), 'overhead µs/token (target ≤ 50)': (cpu / delivered - modelPerToken).toFixed(1),
     }]);
@@ -85,7 +85,7 @@ export async function benchStream() {
       const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(pid)); }, 50);
       if (slow) { ws._socket.pause(); setTimeout(() => ws._socket.resume(), 3000); }
       const runs = [];
-      for (let round = 0; round < 4; round++) runs.push(runGenerations(ws, 100, `${slow ? 'slow' : 'fast'}${round}`));
+      for (let round = 0; round < 2; round++) runs.push(runGenerations(ws, 60, `${slow ? 'slow' : 'fast'}${round}`));
       await Promise.all(runs);
       clearInterval(sampler);
       ws.terminate();
@@ -94,7 +94,7 @@ export async function benchStream() {
     await memoryRun(false); // warm-up
     const fast = await memoryRun(false);
     const slow = await memoryRun(true);
-    printTable('Server resident memory, 400 generations on one socket (target: slow within 20 % of fast)', [
+    printTable('Server resident memory, 120 concurrent generations on one socket (target: slow within 20 % of fast)', [
       { reader: 'fast', 'RSS before MiB': fast.baseline.toFixed(1), 'peak MiB': fast.peak.toFixed(1) },
       { reader: 'slow (paused 3 s)', 'RSS before MiB': slow.baseline.toFixed(1), 'peak MiB': slow.peak.toFixed(1), 'peak vs fast': `${((slow.peak / fast.peak) * 100).toFixed(1)} %` },
     ]);

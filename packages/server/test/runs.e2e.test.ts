@@ -254,16 +254,10 @@ describe.skipIf(!TEST_DATABASE_URL)('runs on PostgreSQL', () => {
     try { await db.query(text); } finally { await db.end(); }
   };
   let t: TestServer | undefined;
-  beforeAll(async () => {
-    // Kysely's migrator looks for its bookkeeping tables in every schema, so a Codeloom schema left
-    // in the database by another suite makes it skip creating them here; create them up front.
-    await sql(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".kysely_migration (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL);
-      CREATE TABLE "${schema}".kysely_migration_lock (id varchar(255) PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`);
-    t = await startTestServer({ dialect: 'postgres', pgSchema: schema });
-  });
+  beforeAll(async () => { t = await startTestServer({ dialect: 'postgres', pgSchema: schema }); });
   afterAll(async () => {
     await t?.close();
-    await sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`); // leave the shared database as it was
   });
   it('runs the project → workflow → run flow', () => projectRunFlow(t!.url));
 });

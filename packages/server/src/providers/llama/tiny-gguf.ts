@@ -21,7 +21,7 @@ export const TINY_DIMS = {
   blocks: 2,
   heads: 4,
   headsKv: 2,
-  contextLength: 256,
+  contextLength: 1024,
   vocab: 260,
 } as const;
 

@@ -79,7 +79,8 @@ export class UpstreamCall {
   dispose(): void {
     clearTimeout(this.timer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);
-    this.controller.abort();
+    // A ready-made reason: abort() without one builds a DOMException (stack and all) on every call.
+    this.controller.abort(CALL_FINISHED);
   }
 
   /** Maps whatever was thrown while talking to the upstream; `delivered` = text parts already given to the caller. */
@@ -108,6 +109,8 @@ export class UpstreamCall {
     return networkError(err);
   }
 }
+
+const CALL_FINISHED = new Error('upstream call finished');
 
 /** Thrown when a stream's body ends cleanly but without the vendor's end marker. */
 const ENDED_EARLY = new Error('stream ended without an end marker');

@@ -4,51 +4,13 @@
  * missing, wrong or late credential; the `connected` frame; 403/4403 for a credential
  * without write:code; plain HTTP on the address → 426; the /v1/stream alias.
  */
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { bye, openWs, type Frame, type OpenWsOptions, type WsClient } from './helpers/ws-client.js';
 
-type Frame = { event: string; id?: string; data?: any };
-
-/** A real `ws` client that records every frame and the close. */
-class WsClient {
-  readonly frames: Frame[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private readonly wake = new Set<() => void>();
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => { this.frames.push(JSON.parse(String(raw))); this.notify(); });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => { resolve({ code, reason: String(reason) }); this.notify(); }));
-  }
-  private notify() { for (const w of this.wake) w(); }
-  send(frame: unknown) { this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)); }
-  waitFor(pred: (f: Frame) => boolean, from = 0, timeoutMs = 5_000): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      let pos = from;
-      const check = () => {
-        for (; pos < this.frames.length; pos++) if (pred(this.frames[pos]!)) { done(); return resolve(this.frames[pos]!); }
-      };
-      const timer = setTimeout(() => { done(); reject(new Error(`no matching frame in ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`)); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.wake.delete(check); };
-      this.wake.add(check);
-      check();
-    });
-  }
-}
-
-const bye = async (c: WsClient) => { c.ws.close(); await c.closed; };
-
-function connect(base: string, opts: { token?: string; headers?: Record<string, string>; path?: string } = {}): Promise<WsClient> {
-  const headers: Record<string, string> = { 'x-forwarded-for': nextIp(), ...opts.headers };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}${opts.path ?? '/api/v1/stream'}`, { headers });
-  const client = new WsClient(ws);
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(client));
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
-}
+/** Opens a socket (without waiting for `connected`); frames are awaited for 5 s. */
+const connect = (base: string, opts: OpenWsOptions = {}) => openWs(base, { timeoutMs: 5_000, ...opts });
 
 describe('WebSocket /api/v1/stream: authentication and access', () => {
   let t: TestServer;

@@ -8,54 +8,7 @@ import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
-
-type Frame = { event: string; id?: string; data?: any };
-
-/** A real `ws` client that records every frame and the close. */
-class WsClient {
-  readonly frames: Frame[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private readonly wake = new Set<() => void>();
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => { this.frames.push(JSON.parse(String(raw))); this.notify(); });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => { resolve({ code, reason: String(reason) }); this.notify(); }));
-  }
-  private notify() { for (const w of this.wake) w(); }
-  send(frame: unknown) { this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)); }
-  waitFor(pred: (f: Frame) => boolean, from = 0, timeoutMs = 10_000): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      let pos = from;
-      const check = () => {
-        for (; pos < this.frames.length; pos++) if (pred(this.frames[pos]!)) { done(); return resolve(this.frames[pos]!); }
-      };
-      const timer = setTimeout(() => { done(); reject(new Error(`no matching frame in ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`)); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.wake.delete(check); };
-      this.wake.add(check);
-      check();
-    });
-  }
-  /** Waits for request `id` to end; its token texts (all before the end frame) and the end frame. */
-  async result(id: string, timeoutMs?: number) {
-    const end = await this.waitFor((f) => f.id === id && (f.event === 'complete' || f.event === 'error'), 0, timeoutMs);
-    const endAt = this.frames.indexOf(end);
-    const tokens = this.frames.filter((f) => f.id === id && f.event === 'token');
-    expect(this.frames.slice(endAt + 1).filter((f) => f.id === id), `frames after the end of ${id}`).toEqual([]);
-    return { end, tokens: tokens.map((f) => f.data as string), frames: this.frames.filter((f) => f.id === id) };
-  }
-  async ping() {
-    const mark = this.frames.length;
-    this.send({ type: 'ping' });
-    return this.waitFor((f) => f.event === 'pong', mark);
-  }
-}
-
-async function connect(base: string, token: string, headers: Record<string, string> = {}): Promise<WsClient> {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/v1/stream`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': nextIp(), ...headers } });
-  const client = new WsClient(ws);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  await client.waitFor((f) => f.event === 'connected');
-  return client;
-}
+import { connect, generateOverBudget, type WsClient } from './helpers/ws-client.js';
 
 describe('WebSocket /api/v1/stream: generations with the sandbox model', () => {
   let t: TestServer;
@@ -137,7 +90,7 @@ describe('WebSocket /api/v1/stream: generations with the sandbox model', () => {
   });
 
   it('runs fifty generations at once on one socket, interleaved, with no tokens mixed up', async () => {
-    const sb = await connect(t.url, token, { 'x-environment': 'sandbox' });
+    const sb = await connect(t.url, token, { headers: { 'x-environment': 'sandbox' } });
     const langs = ['typescript', 'python', 'go', 'bash', 'rust'];
     const reqs = Array.from({ length: 50 }, (_, i) => ({ id: `m${i}`, prompt: `REST API for widgets number ${i}`, language: langs[i % langs.length]! }));
     for (const r of reqs) sb.send({ type: 'generate', model: 'sandbox', ...r });
@@ -243,11 +196,7 @@ describe('WebSocket /api/v1/stream: rate limits apply per generation', () => {
   it('a generate over the budget gets a 429 error frame with retry_after and rate_limit, and the socket stays open', async () => {
     const u = await registerUser(t.url, { ip: nextIp() });
     const c = await connect(t.url, u.token);
-    let last = 0;
-    for (let i = 0; i < 120 && last !== 429; i++) last = (await request(`${t.url}/api/v1/user/profile`, { token: u.token })).status;
-    expect(last).toBe(429);
-    c.send({ type: 'generate', id: 'over', prompt: 'hello world script', language: 'bash', model: 'sandbox' });
-    const { end, tokens } = await c.result('over');
+    const { end, tokens } = await generateOverBudget(c, t.url, u.token);
     expect(tokens).toEqual([]);
     expect(end).toMatchObject({ event: 'error', id: 'over', data: { status: 429, code: 'rate_limited', message: expect.any(String) } });
     const now = Math.floor(Date.now() / 1000);

@@ -5,46 +5,13 @@
  * and TEST_REDIS_URL; skipped otherwise.
  */
 import pg from 'pg';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { connect as connectWs, generateOverBudget } from './helpers/ws-client.js';
 
-type Frame = { event: string; id?: string; data?: any };
-
-/** A real `ws` client that records every frame and the close. */
-class WsClient {
-  readonly frames: Frame[] = [];
-  private readonly wake = new Set<() => void>();
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => { this.frames.push(JSON.parse(String(raw))); for (const w of this.wake) w(); });
-  }
-  send(frame: unknown) { this.ws.send(JSON.stringify(frame)); }
-  waitFor(pred: (f: Frame) => boolean, timeoutMs = 15_000): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      let pos = 0;
-      const check = () => {
-        for (; pos < this.frames.length; pos++) if (pred(this.frames[pos]!)) { done(); return resolve(this.frames[pos]!); }
-      };
-      const timer = setTimeout(() => { done(); reject(new Error(`no matching frame in ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`)); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.wake.delete(check); };
-      this.wake.add(check);
-      check();
-    });
-  }
-  async result(id: string) {
-    const end = await this.waitFor((f) => f.id === id && (f.event === 'complete' || f.event === 'error'));
-    return { end, tokens: this.frames.filter((f) => f.id === id && f.event === 'token').map((f) => f.data as string) };
-  }
-}
-
-async function connect(base: string, token: string): Promise<WsClient> {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/v1/stream`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': nextIp() } });
-  const client = new WsClient(ws);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  await client.waitFor((f) => f.event === 'connected');
-  return client;
-}
+/** Frames are awaited for 15 s; `result` does not check for frames after the end. */
+const connect = (base: string, token: string) => connectWs(base, token, { timeoutMs: 15_000, checkAfterEnd: false });
 
 const enabled = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
 if (!enabled) console.log('skipping streaming tests on PostgreSQL + Redis: they need TEST_DATABASE_URL and TEST_REDIS_URL');
@@ -89,11 +56,7 @@ describe.skipIf(!enabled)('WebSocket /api/v1/stream on PostgreSQL + Redis, two i
   it('a budget spent over HTTP on one instance refuses a generate on a socket of the other (429 frame)', async () => {
     const u = await registerUser(a.url, { ip: nextIp() });
     const c = await connect(b.url, u.token);
-    let last = 0;
-    for (let i = 0; i < 120 && last !== 429; i++) last = (await request(`${a.url}/api/v1/user/profile`, { token: u.token })).status;
-    expect(last).toBe(429);
-    c.send({ type: 'generate', id: 'over', prompt: 'hello world script', language: 'bash', model: 'sandbox' });
-    const { end, tokens } = await c.result('over');
+    const { end, tokens } = await generateOverBudget(c, a.url, u.token);
     expect(tokens).toEqual([]);
     expect(end).toMatchObject({ event: 'error', id: 'over', data: { status: 429, code: 'rate_limited', retry_after: expect.any(Number), rate_limit: { limit: 100, remaining: 0, reset: expect.any(Number) } } });
     c.ws.close();

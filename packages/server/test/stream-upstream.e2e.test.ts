@@ -4,55 +4,14 @@
  * a stream cut mid-way ends in a 502 error frame (never a `complete`) without hurting
  * other requests, backpressure from a client that stops reading, and graceful shutdown.
  */
-import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { connect, type WsClient } from './helpers/ws-client.js';
 
-type Frame = { event: string; id?: string; data?: any };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A real `ws` client that records every frame and the close. */
-class WsClient {
-  readonly frames: Frame[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private readonly wake = new Set<() => void>();
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => { this.frames.push(JSON.parse(String(raw))); this.notify(); });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => { resolve({ code, reason: String(reason) }); this.notify(); }));
-  }
-  private notify() { for (const w of this.wake) w(); }
-  send(frame: unknown) { this.ws.send(JSON.stringify(frame)); }
-  waitFor(pred: (f: Frame) => boolean, from = 0, timeoutMs = 10_000): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      let pos = from;
-      const check = () => {
-        for (; pos < this.frames.length; pos++) if (pred(this.frames[pos]!)) { done(); return resolve(this.frames[pos]!); }
-      };
-      const timer = setTimeout(() => { done(); reject(new Error(`no matching frame in ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`)); }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.wake.delete(check); };
-      this.wake.add(check);
-      check();
-    });
-  }
-  /** Waits for request `id` to end; its token texts (all before the end frame) and the end frame. */
-  async result(id: string, timeoutMs?: number) {
-    const end = await this.waitFor((f) => f.id === id && (f.event === 'complete' || f.event === 'error'), 0, timeoutMs);
-    const tokens = this.frames.filter((f) => f.id === id && f.event === 'token');
-    expect(this.frames.slice(this.frames.indexOf(end) + 1).filter((f) => f.id === id), `frames after the end of ${id}`).toEqual([]);
-    return { end, tokens: tokens.map((f) => f.data as string) };
-  }
-}
-
-async function connect(base: string, token: string): Promise<WsClient> {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/v1/stream`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': nextIp() } });
-  const client = new WsClient(ws);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-  await client.waitFor((f) => f.event === 'connected');
-  return client;
-}
 
 const REPLY = 'Here you go.\n\n```typescript src/todos.ts\nexport const todos: string[] = [];\n```\n';
 const CHUNKS = ['Here', ' you', ' go.', '\n\n```', 'typescript src/', 'todos.ts\n', 'export const todos', ': string[] = [];', '\n```', '\n'];

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAnthropicFake, type FakeVendor } from '../../../test/fakes/anthropic-fake.js';
-import { ProviderError, type ModelProvider, type StreamPart } from '../provider.js';
+import type { StreamPart } from '../provider.js';
+import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
 import { anthropicEndpoint, createAnthropicProvider, type AnthropicProviderOptions } from './anthropic-provider.js';
 
 const KEY = 'sk-ant-api03-test0123456789';
@@ -12,25 +13,7 @@ const messages = [
 ];
 
 let fake: FakeVendor;
-beforeAll(async () => {
-  fake = await startAnthropicFake();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
-
-const provider = (o: Partial<AnthropicProviderOptions> = {}): ModelProvider =>
-  createAnthropicProvider({ baseUrl: fake.url, apiKey: KEY, timeoutMs: 2_000, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 50, ...o });
-
-async function collect(parts: AsyncIterable<StreamPart>, seen: StreamPart[] = []): Promise<StreamPart[]> {
-  for await (const part of parts) seen.push(part);
-  return seen;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const provider = setupProviderTests<AnthropicProviderOptions>({ start: async () => (fake = await startAnthropicFake()), create: createAnthropicProvider, apiKey: KEY });
 
 describe('Anthropic provider', () => {
   it('generate sends a Messages API request: system on top, max_tokens defaulted', async () => {

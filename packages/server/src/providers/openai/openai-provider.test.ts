@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { startOpenAIFake, type FakeVendor } from '../../../test/fakes/openai-fake.js';
-import { ProviderError, type ModelProvider, type StreamPart } from '../provider.js';
+import type { StreamPart } from '../provider.js';
+import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
 import { createOpenAIProvider, openAIEndpoint, type OpenAIProviderOptions } from './openai-provider.js';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -11,25 +12,7 @@ const messages = [
 ];
 
 let fake: FakeVendor;
-beforeAll(async () => {
-  fake = await startOpenAIFake();
-});
-afterAll(() => fake.close());
-beforeEach(() => fake.reset());
-
-const provider = (o: Partial<OpenAIProviderOptions> = {}): ModelProvider =>
-  createOpenAIProvider({ baseUrl: fake.url, apiKey: KEY, timeoutMs: 2_000, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 50, ...o });
-
-async function collect(parts: AsyncIterable<StreamPart>, seen: StreamPart[] = []): Promise<StreamPart[]> {
-  for await (const part of parts) seen.push(part);
-  return seen;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const provider = setupProviderTests<OpenAIProviderOptions>({ start: async () => (fake = await startOpenAIFake()), create: createOpenAIProvider, apiKey: KEY });
 
 describe('OpenAI-compatible provider', () => {
   it('generate sends the chat-completions request and maps the answer', async () => {

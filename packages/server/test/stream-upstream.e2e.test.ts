@@ -145,7 +145,8 @@ describe('WebSocket /api/v1/stream: backpressure with many generations', () => {
       const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
       socket.pause();
       const ids = Array.from({ length: 20 }, (_, i) => `p${i}`);
-      for (const id of ids) c.send({ type: 'generate', id, prompt: 'todo list', model: 'gpt-test' });
+      // Each call holds prompt + max_tokens of the free plan's 20,000 tokens a minute until it settles: twenty at once fit with max_tokens 400.
+      for (const id of ids) c.send({ type: 'generate', id, prompt: 'todo list', model: 'gpt-test', max_tokens: 400 });
       await sleep(700);
       socket.resume();
       const results = await Promise.all(ids.map((id) => c.result(id, 30_000)));

@@ -41,6 +41,7 @@ export const SETTINGS = [
   { env: 'CODELOOM_RUNS_PER_ACCOUNT', key: 'runsPerAccount', kind: 'int', default: '2', min: 1, max: 100, doc: 'Runs of one account that execute at once on one instance; more wait queued.' },
   { env: 'CODELOOM_RUNS_TOTAL', key: 'runsTotal', kind: 'int', default: '8', min: 1, max: 1000, doc: 'Runs that execute at once on one instance.' },
   { env: 'CODELOOM_DEFAULT_MODEL', key: 'defaultModel', kind: 'string', doc: 'Model used when a request names none (default: sandbox, or the first configured provider model).' },
+  { env: 'CODELOOM_MAX_OUTPUT_TOKENS', key: 'maxOutputTokens', kind: 'int', default: '4096', min: 1, max: 32_768, doc: 'Output cap of an OpenAI-compatible, Anthropic or local model call whose request gives no max_tokens: sent upstream, and held from the tokens-per-minute budget until the call settles.' },
   { env: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'url', doc: 'Base URL of an OpenAI-compatible server, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama).' },
   { env: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', secret: true, doc: 'API key sent to the OpenAI-compatible server.' },
   { env: 'CODELOOM_OPENAI_MODELS', key: 'openaiModels', kind: 'list', doc: 'Comma list of model ids exposed through the OpenAI-compatible provider.' },

@@ -19,6 +19,8 @@ export interface WindowState {
 export interface ConsumeResult {
   allowed: boolean;
   states: WindowState[];
+  /** The store's clock when the windows were read: `adjust(…, atMs)` later moves these same windows. */
+  atMs: number;
 }
 
 export interface LimitStore {
@@ -26,6 +28,12 @@ export interface LimitStore {
   consume(windows: WindowSpec[], cost?: number): Promise<ConsumeResult>;
   /** Adds `amount` to every window unconditionally (spent tokens, failed logins). */
   add(windows: WindowSpec[], amount: number): Promise<WindowState[]>;
+  /**
+   * Moves the windows that were current at `atMs` (a reservation's windows) by `delta`, atomically:
+   * a refund (delta < 0) never goes below zero; an addition never takes a count past its limit (nor
+   * lowers one already past it). A window that has ended is left alone.
+   */
+  adjust(windows: WindowSpec[], delta: number, atMs: number): Promise<WindowState[]>;
   /** Current state without changing anything. */
   peek(windows: WindowSpec[]): Promise<WindowState[]>;
   close(): Promise<void>;
@@ -37,6 +45,12 @@ export function windowStart(windowSec: number, nowMs: number): number {
 
 export function windowKey(w: WindowSpec, nowMs: number): string {
   return `${w.key}:${windowStart(w.windowSec, nowMs)}`;
+}
+
+/** A count moved by `delta` as `LimitStore.adjust` defines it (the Redis store's Lua script does the same). */
+export function adjusted(count: number, delta: number, limit: number): number {
+  if (delta < 0) return Math.max(0, count + delta);
+  return Math.max(count, Math.min(count + delta, limit));
 }
 
 export function stateOf(w: WindowSpec, count: number, nowMs: number): WindowState {

@@ -1,4 +1,4 @@
-import { stateOf, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+import { adjusted, stateOf, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
 
 /** One process's counters. Exact because Node runs this synchronously: nothing interleaves between check and add. */
 export class MemoryLimitStore implements LimitStore {
@@ -28,7 +28,17 @@ export class MemoryLimitStore implements LimitStore {
     if (allowed && cost > 0) {
       windows.forEach((w, i) => { current[i]!.count += cost; this.write(w, current[i]!.key, current[i]!.count, nowMs); });
     }
-    return { allowed, states: windows.map((w, i) => stateOf(w, current[i]!.count, nowMs)) };
+    return { allowed, states: windows.map((w, i) => stateOf(w, current[i]!.count, nowMs)), atMs: nowMs };
+  }
+
+  async adjust(windows: WindowSpec[], delta: number, atMs: number): Promise<WindowState[]> {
+    const nowMs = this.now();
+    return windows.map((w) => {
+      const entry = this.counters.get(windowKey(w, atMs));
+      if (!entry || entry.expiresAt <= nowMs) return stateOf(w, 0, atMs);
+      entry.count = adjusted(entry.count, delta, w.limit);
+      return stateOf(w, entry.count, atMs);
+    });
   }
 
   async add(windows: WindowSpec[], amount: number): Promise<WindowState[]> {

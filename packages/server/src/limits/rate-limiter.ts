@@ -1,4 +1,5 @@
 import { PLANS, type Environment, type PlanName } from '@codeloom/protocol';
+import { TokenSpend, tokenWindow } from './token-spend.js';
 import { closestToExhaustion, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
 
 export interface Admission {
@@ -13,7 +14,12 @@ const WINDOW_WORDS: Record<number, string> = { 60: 'Per-minute', 3600: 'Hourly' 
 
 /** Request and token limits per plan (CONTRACT §6), on whichever LimitStore is configured. */
 export class RateLimiter {
-  constructor(private readonly store: LimitStore) {}
+  /** Model tokens: reserved before a call, settled after it (token-spend.ts). */
+  readonly spend: TokenSpend;
+
+  constructor(private readonly store: LimitStore) {
+    this.spend = new TokenSpend(store);
+  }
 
   static requestWindows(subject: string, plan: PlanName): WindowSpec[] {
     const { limits } = PLANS[plan];
@@ -43,17 +49,21 @@ export class RateLimiter {
 
   /** Tokens-per-minute budget: what is left this minute. */
   async tokensLeft(subject: string, plan: PlanName): Promise<WindowState> {
-    const [state] = await this.store.peek([this.tokenWindow(subject, plan)]);
+    const [state] = await this.store.peek([RateLimiter.tokenWindow(subject, plan)]);
     return state!;
   }
 
-  /** Charges model tokens actually used (they were spent whether or not the caller stayed). */
+  /**
+   * Charges model tokens after the fact, unconditionally. Model calls reserve and settle through
+   * TokenSpend instead (exact under concurrency); this remains for callers not yet moved over.
+   */
   async chargeTokens(subject: string, plan: PlanName, tokens: number): Promise<WindowState> {
-    const [state] = await this.store.add([this.tokenWindow(subject, plan)], Math.max(0, Math.round(tokens)));
+    const [state] = await this.store.add([RateLimiter.tokenWindow(subject, plan)], Math.max(0, Math.round(tokens)));
     return state!;
   }
 
-  private tokenWindow(subject: string, plan: PlanName): WindowSpec {
-    return { key: `tpm:${subject}`, limit: PLANS[plan].limits.tokens_per_minute, windowSec: 60 };
+  /** The tokens-per-minute window of a subject (TokenSpend reserves in it). */
+  static tokenWindow(subject: string, plan: PlanName): WindowSpec {
+    return tokenWindow(subject, plan);
   }
 }

@@ -26,29 +26,62 @@ table.insert(counts, 1, ok)
 return counts
 `;
 
-type ScriptRedis = Redis & { codeloomConsume(numKeys: number, ...args: Array<string | number>): Promise<number[]> };
+/**
+ * A reservation settled or refunded, in one step too (see LimitStore.adjust): a window that has
+ * ended (its key expired) is left alone; INCRBY keeps the key's expiry.
+ * KEYS = window keys; ARGV = delta, then the limit per key.
+ */
+const ADJUST_SCRIPT = `
+local delta = tonumber(ARGV[1])
+local counts = {}
+for i = 1, #KEYS do
+  local raw = redis.call('GET', KEYS[i])
+  counts[i] = 0
+  if raw then
+    local c = tonumber(raw)
+    local n
+    if delta < 0 then n = math.max(0, c + delta) else n = math.max(c, math.min(c + delta, tonumber(ARGV[1 + i]))) end
+    if n ~= c then redis.call('INCRBY', KEYS[i], n - c) end
+    counts[i] = n
+  end
+end
+return counts
+`;
+
+type ScriptRedis = Redis & {
+  codeloomConsume(numKeys: number, ...args: Array<string | number>): Promise<number[]>;
+  codeloomAdjust(numKeys: number, ...args: Array<string | number>): Promise<number[]>;
+};
 
 export class RedisLimitStore implements LimitStore {
   private readonly redis: ScriptRedis;
 
   constructor(redis: Redis, private readonly prefix = 'codeloom:', private readonly now: () => number = Date.now) {
     redis.defineCommand('codeloomConsume', { lua: CONSUME_SCRIPT });
+    redis.defineCommand('codeloomAdjust', { lua: ADJUST_SCRIPT });
     this.redis = redis as ScriptRedis;
   }
 
-  private async run(windows: WindowSpec[], cost: number, mode: 0 | 1): Promise<{ ok: boolean; states: WindowState[] }> {
-    if (windows.length === 0) return { ok: true, states: [] };
+  private async run(windows: WindowSpec[], cost: number, mode: 0 | 1): Promise<{ ok: boolean; states: WindowState[]; atMs: number }> {
     const nowMs = this.now();
+    if (windows.length === 0) return { ok: true, states: [], atMs: nowMs };
     const keys = windows.map((w) => this.prefix + windowKey(w, nowMs));
     const args: Array<string | number> = [cost, mode];
     for (const w of windows) args.push(w.limit, (w.windowSec + 1) * 1000);
     const [ok, ...counts] = await this.redis.codeloomConsume(keys.length, ...keys, ...args);
-    return { ok: ok === 1, states: windows.map((w, i) => stateOf(w, Number(counts[i]), nowMs)) };
+    return { ok: ok === 1, states: windows.map((w, i) => stateOf(w, Number(counts[i]), nowMs)), atMs: nowMs };
   }
 
   async consume(windows: WindowSpec[], cost = 1): Promise<ConsumeResult> {
-    const { ok, states } = await this.run(windows, cost, 1);
-    return { allowed: ok, states };
+    const { ok, states, atMs } = await this.run(windows, cost, 1);
+    return { allowed: ok, states, atMs };
+  }
+
+  async adjust(windows: WindowSpec[], delta: number, atMs: number): Promise<WindowState[]> {
+    if (windows.length === 0) return [];
+    const keys = windows.map((w) => this.prefix + windowKey(w, atMs));
+    const counts = await this.redis.codeloomAdjust(keys.length, ...keys, Math.round(delta), ...windows.map((w) => w.limit));
+    return windows.map((w, i) => stateOf(w, Number(counts[i]), atMs));
   }
 
   async add(windows: WindowSpec[], amount: number): Promise<WindowState[]> {

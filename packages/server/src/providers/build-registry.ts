@@ -4,24 +4,28 @@ import { ModelRegistry } from './model-registry.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import { createSandboxProvider } from './sandbox/sandbox-provider.js';
 
+/** The sandbox model's longest answer is about 6,000 tokens (a C server with tests): its cap never cuts one. */
+const SANDBOX_MAX_OUTPUT_TOKENS = 8192;
+
 /** Every model the configuration names (CONTRACT §7): sandbox always, the others when configured. */
 export async function buildModelRegistry(config: Config): Promise<ModelRegistry> {
   const registry = new ModelRegistry();
-  registry.register({ id: 'sandbox', upstreamId: 'sandbox', provider: createSandboxProvider(), description: 'Deterministic offline template model (not AI): runnable code skeletons shaped by prompt, language and context.' });
+  registry.register({ id: 'sandbox', upstreamId: 'sandbox', provider: createSandboxProvider(), description: 'Deterministic offline template model (not AI): runnable code skeletons shaped by prompt, language and context.', maxOutputTokens: SANDBOX_MAX_OUTPUT_TOKENS });
+  const maxOutputTokens = config.maxOutputTokens;
   const timeoutMs = config.upstreamTimeout * 1000;
   const maxRetries = config.upstreamRetries;
   if (config.openaiBaseUrl && config.openaiModels?.length) {
     const provider = createOpenAIProvider({ baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey ?? '', timeoutMs, maxRetries });
-    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}` });
+    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens });
   }
   if (config.anthropicApiKey && config.anthropicModels?.length) {
     const provider = createAnthropicProvider({ baseUrl: config.anthropicBaseUrl, apiKey: config.anthropicApiKey, timeoutMs, maxRetries });
-    for (const id of config.anthropicModels) registry.register({ id, upstreamId: id, provider, description: 'Anthropic model' });
+    for (const id of config.anthropicModels) registry.register({ id, upstreamId: id, provider, description: 'Anthropic model', maxOutputTokens });
   }
   if (config.llamaModel) {
     const { createLlamaProvider } = await import('./llama/llama-provider.js');
     const provider = await createLlamaProvider({ modelPath: config.llamaModel });
-    registry.register({ id: 'local', upstreamId: 'local', provider, description: `Embedded llama.cpp model (${config.llamaModel.split('/').pop()})` });
+    registry.register({ id: 'local', upstreamId: 'local', provider, description: `Embedded llama.cpp model (${config.llamaModel.split('/').pop()})`, maxOutputTokens });
   }
   if (config.defaultModel) registry.setDefault(config.defaultModel);
   else {

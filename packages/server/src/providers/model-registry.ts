@@ -8,6 +8,15 @@ export interface RegisteredModel {
   upstreamId: string;
   provider: ModelProvider;
   description: string;
+  /** Most tokens one answer may have when the request names no max_tokens (sent upstream, and reserved). Default DEFAULT_MAX_OUTPUT_TOKENS. */
+  maxOutputTokens?: number;
+}
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** The output cap of a call: the request's max_tokens, else the model's own cap. */
+export function outputCap(model: RegisteredModel, maxTokens: number | undefined): number {
+  return maxTokens ?? model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
 /** Model ids → providers, built once from the configuration. */

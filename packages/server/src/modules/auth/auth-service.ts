@@ -1,7 +1,7 @@
 import { PLANS, type AuthResponse, type Environment, type LoginBody, type RegisterBody } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
-import type { Account } from '../../storage/repos/accounts-repo.js';
+import type { Account, AccountWithSecret } from '../../storage/repos/accounts-repo.js';
 import { UniqueViolation } from '../../storage/storage-errors.js';
 import type { LimitStore, WindowSpec } from '../../limits/limit-store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
@@ -55,7 +55,10 @@ export class AuthService {
   /**
    * Checks an email and password under the login throttle (per account and
    * per client address); shared by the JSON login and the OAuth sign-in page.
-   * Throws rate_limited or invalid_credentials.
+   * A failure slot is taken in both windows, atomically, BEFORE the password
+   * is checked, so concurrent attempts can never check more passwords than
+   * the limits allow; a correct password gives its slot back (only failures
+   * count). Throws rate_limited or invalid_credentials.
    */
   async authenticate(email: string, password: string, clientIp: string): Promise<Account> {
     const normalized = normalizeEmail(email);
@@ -63,18 +66,24 @@ export class AuthService {
       { key: `login:acct:${sha256(normalized)}`, limit: this.settings.loginMaxFailures, windowSec: this.settings.loginWindow },
       { key: `login:ip:${clientIp}`, limit: this.settings.loginMaxFailuresPerIp, windowSec: this.settings.loginWindow },
     ];
-    const states = await this.limits.peek(windows);
-    const blocked = states.find((s) => s.remaining === 0);
-    if (blocked) {
+    const slot = await this.limits.consume(windows, 1);
+    if (!slot.allowed) {
+      const blocked = slot.states.filter((s) => s.remaining === 0).sort((a, b) => b.resetAt - a.resetAt)[0] ?? slot.states[0]!;
       const retryAfter = Math.max(1, blocked.resetAt - Math.floor(Date.now() / 1000));
       throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
-    const account = await this.store.accounts.findByEmail(normalized);
-    const ok = account ? await this.hasher.verify(account.passwordHash, password) : (await this.hasher.burn(password), false);
-    if (!account || !ok) {
-      await this.limits.add(windows, 1);
-      throw new AppError('invalid_credentials');
+    let account: AccountWithSecret | undefined;
+    try {
+      account = await this.store.accounts.findByEmail(normalized);
+      const ok = account ? await this.hasher.verify(account.passwordHash, password) : (await this.hasher.burn(password), false);
+      if (!ok) account = undefined;
+    } catch (error) {
+      // Nothing was checked (storage failed): the slot goes back.
+      await this.limits.adjust(windows, -1, slot.atMs).catch(() => {});
+      throw error;
     }
+    if (!account) throw new AppError('invalid_credentials');
+    await this.limits.adjust(windows, -1, slot.atMs);
     return account;
   }
 

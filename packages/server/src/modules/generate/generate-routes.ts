@@ -27,7 +27,12 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     const principal = request.principal!;
     const prepared = await ctx.generation.prepare(principal, request.body);
     if (request.body.stream) {
-      return sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, io));
+      // run settles the reservation; release only matters if the stream failed before run started.
+      try {
+        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, io));
+      } finally {
+        await prepared.reservation.release();
+      }
     }
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
@@ -40,6 +45,7 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
       throw error;
     } finally {
       reply.raw.off('close', onClose);
+      await prepared.reservation.release();
     }
   });
 

@@ -14,7 +14,3 @@ export function buildGenerationMessages(prompt: string, language: string, contex
   return [{ role: 'system', content: system }, { role: 'user', content: prompt }];
 }
 
-/** A rough count for budgeting before the provider reports real usage (about four characters a token). */
-export function estimateTokens(messages: ChatMessage[]): number {
-  return Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4) + 4 * messages.length;
-}

@@ -2,14 +2,16 @@ import type { GenerateBody, GenerationResult, LanguageInfo } from '@codeloom/pro
 import { AppError, notFound } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { RateLimiter as Limiter } from '../../limits/rate-limiter.js';
+import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
-import { ProviderError, type ChatMessage, type FinishReason, type Usage } from '../../providers/provider.js';
+import type { ChatMessage } from '../../providers/provider.js';
 import { newId, nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { paginate, type Page } from '../pagination.js';
-import { buildGenerationMessages, estimateTokens } from './generation-prompt.js';
+import { buildGenerationMessages } from './generation-prompt.js';
+import { callModel, reserveModelCall, type ModelCall, type ModelCallResult } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 
@@ -31,7 +33,8 @@ export interface PreparedGeneration {
   language: string;
   messages: ChatMessage[];
   body: GenerateBody;
-  estimate: number;
+  /** The call's tokens, held since prepare; `run` settles them (release them if run is never called). */
+  reservation: TokenReservation;
 }
 
 export interface RunOptions {
@@ -75,12 +78,24 @@ export class GenerationService {
       await this.projects.assertWritable(principal, body.project_id);
     }
     const messages = buildGenerationMessages(body.prompt, requested, body.context);
-    const prepared = { model: effective, language: requested, messages, body, estimate: estimateTokens(messages) };
-    await this.checkTokenBudget(principal, prepared.estimate + (body.max_tokens ?? 0));
-    return prepared;
+    // Reserved last, so a refused request holds nothing; a 429 here is still a plain HTTP answer on the SSE path.
+    const reservation = await reserveModelCall(this.limiter.spend, principal, effective, messages, body.max_tokens);
+    return { model: effective, language: requested, messages, body, reservation };
   }
 
-  /** 429 when the account's model tokens this minute would go past its plan's figure. */
+  /**
+   * Runs one model call under the account's token budget (see model-call.ts): reserve, stream with abort,
+   * settle. Run steps call this: `generation.callModel({ subject: principal, model, messages, maxTokens,
+   * temperature, hints, signal, onText, onSettled })`.
+   */
+  callModel(call: ModelCall): Promise<ModelCallResult> {
+    return callModel(this.limiter.spend, call);
+  }
+
+  /**
+   * 429 when the account's model tokens this minute would go past its plan's figure.
+   * @deprecated A look without holding anything: concurrent callers all pass. Use `callModel`, which reserves.
+   */
   async checkTokenBudget(principal: Principal, needed: number): Promise<void> {
     if (principal.environment === 'sandbox') return;
     const subject = Limiter.subjectFor(principal.user.id, principal.environment);
@@ -96,35 +111,12 @@ export class GenerationService {
   /** Runs the model (always streaming upstream, so a caller that leaves stops the spend), stores and returns the result. */
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
-    const pieces: string[] = [];
-    let usage: Usage | undefined;
-    let finishReason: FinishReason = 'stop';
-    try {
-      for await (const part of prepared.model.provider.stream({
-        model: prepared.model.upstreamId,
-        messages: prepared.messages,
-        ...(prepared.body.max_tokens !== undefined ? { maxTokens: prepared.body.max_tokens } : {}),
-        ...(prepared.body.temperature !== undefined ? { temperature: prepared.body.temperature } : {}),
-        hints: { language: prepared.language, ...(prepared.body.context ? { context: prepared.body.context as Record<string, string | number | boolean> } : {}), ...(options.agentType ? { agentType: options.agentType } : {}) },
-        ...(options.signal ? { signal: options.signal } : {}),
-      })) {
-        if (part.type === 'text') {
-          pieces.push(part.text);
-          if (options.onToken) await options.onToken(part.text);
-        } else {
-          usage = part.usage;
-          finishReason = part.finishReason;
-        }
-      }
-      if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
-    } catch (error) {
-      throw toAppError(error, options.signal);
-    } finally {
-      // Tokens spent are charged whether or not the caller stayed to read them.
-      const spent = usage ? usage.promptTokens + usage.completionTokens : prepared.estimate + pieces.length;
-      await this.charge(principal, spent);
-    }
-    const output = pieces.join('');
+    const { body } = prepared;
+    const { text: output, usage, finishReason } = await callModel(this.limiter.spend, {
+      subject: principal, model: prepared.model, messages: prepared.messages, reservation: prepared.reservation,
+      maxTokens: body.max_tokens, temperature: body.temperature, signal: options.signal, onText: options.onToken,
+      hints: { language: prepared.language, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}), ...(options.agentType ? { agentType: options.agentType } : {}) },
+    });
     const files = parseFencedFiles(output, prepared.language);
     const record: GenerationRecord = {
       id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
@@ -149,7 +141,10 @@ export class GenerationService {
     return paginate(rows.map(toResult), page, limit, total);
   }
 
-  /** Charges model tokens to the account's per-minute budget (the sandbox uses none). */
+  /**
+   * Charges model tokens to the account's per-minute budget after the fact (the sandbox uses none).
+   * @deprecated Unconditional; `callModel` settles its own reservation instead.
+   */
   async charge(principal: Principal, tokens: number): Promise<void> {
     if (principal.environment === 'sandbox' || tokens <= 0) return;
     await this.limiter.chargeTokens(Limiter.subjectFor(principal.user.id, principal.environment), principal.org.plan, tokens);
@@ -165,15 +160,4 @@ export function toResult(r: GenerationRecord): GenerationResult {
   };
 }
 
-export class CancelledError extends Error {
-  constructor() { super('The request was cancelled.'); this.name = 'CancelledError'; }
-}
-
-function toAppError(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return new CancelledError();
-  if (error instanceof ProviderError) {
-    if (error.kind === 'cancelled') return new CancelledError();
-    return new AppError(error.kind, error.detail);
-  }
-  return error;
-}
+export { CancelledError } from './model-call.js';

@@ -1,0 +1,92 @@
+import { PLANS, type Environment, type PlanName } from '@codeloom/protocol';
+import { AppError } from '../errors.js';
+import type { LimitStore, WindowSpec, WindowState } from './limit-store.js';
+
+/** Whose budget a model call spends: an account in one environment, on its plan (a Principal fits). */
+export interface SpendSubject {
+  user: { id: string };
+  org: { plan: PlanName };
+  environment: Environment;
+}
+
+/** Tokens held from a budget for one model call, until it settles. */
+export interface TokenReservation {
+  /** Tokens held (0 in the sandbox environment, which has no quota). */
+  readonly tokens: number;
+  /**
+   * Settles to what the call really used: the rest goes back to the window it was taken from; use beyond
+   * the reservation is added but never takes the window past its limit. Only the first settle counts.
+   */
+  settle(used: number): Promise<void>;
+  /** Gives it all back (the call never started): `settle(0)`, and a no-op once settled. */
+  release(): Promise<void>;
+}
+
+const FREE: TokenReservation = { tokens: 0, settle: async () => {}, release: async () => {} };
+
+/**
+ * The one home of a model call's token spend (CONTRACT §6, §11). `reserve` takes the call's most
+ * tokens (prompt estimate + output cap) from every tokens-per-minute window at once, all or nothing, in
+ * one atomic step of the LimitStore (a Lua script on Redis), so across instances and concurrent calls the
+ * tokens admitted in a window never exceed the plan's figure. `settle` then refunds what was not used.
+ */
+export class TokenSpend {
+  constructor(
+    private readonly store: LimitStore,
+    /** Told when a settle could not reach the store; the reservation then stays held (the safe side) until its window ends. */
+    private readonly onSettleError: (error: unknown) => void = (error) => process.emitWarning(`token settle failed: ${String(error)}`),
+  ) {}
+
+  /** The windows a subject's model tokens count against; none in the sandbox environment. */
+  static windowsFor(subject: SpendSubject): WindowSpec[] {
+    if (subject.environment === 'sandbox') return [];
+    return [tokenWindow(`${subject.user.id}:${subject.environment}`, subject.org.plan)];
+  }
+
+  /** Holds `tokens` or throws 429 `rate_limited` (with Retry-After and X-RateLimit-* headers) without holding anything. */
+  async reserve(subject: SpendSubject, tokens: number): Promise<TokenReservation> {
+    const windows = TokenSpend.windowsFor(subject);
+    if (!windows.length) return FREE;
+    const amount = Math.max(1, Math.ceil(tokens));
+    const { allowed, states, atMs } = await this.store.consume(windows, amount);
+    if (!allowed) throw refusal(windows, states, amount);
+    let settled = false;
+    const settle = async (used: number) => {
+      if (settled) return;
+      settled = true;
+      const delta = Math.max(0, Math.round(used)) - amount;
+      if (delta === 0) return;
+      try {
+        await this.store.adjust(windows, delta, atMs);
+      } catch (error) {
+        this.onSettleError(error);
+      }
+    };
+    return { tokens: amount, settle, release: () => settle(0) };
+  }
+
+  /** What is left of the subject's tokens this minute (no change). */
+  async left(subject: SpendSubject): Promise<WindowState | undefined> {
+    const windows = TokenSpend.windowsFor(subject);
+    return windows.length ? (await this.store.peek(windows))[0] : undefined;
+  }
+}
+
+/** The tokens-per-minute window of an account in one environment (`RateLimiter.subjectFor`). */
+export function tokenWindow(subject: string, plan: PlanName): WindowSpec {
+  return { key: `tpm:${subject}`, limit: PLANS[plan].limits.tokens_per_minute, windowSec: 60 };
+}
+
+/** The window that refused, in words and headers; the same 429 over REST, SSE and the channel (as `retry_after`). */
+function refusal(windows: WindowSpec[], states: WindowState[], needed: number): AppError {
+  const i = Math.max(0, states.findIndex((s) => s.remaining < needed));
+  const w = windows[i]!;
+  const s = states[i]!;
+  const retryAfter = Math.max(1, s.resetAt - Math.floor(Date.now() / 1000));
+  const detail = needed > w.limit
+    ? `Tokens-per-minute limit of ${w.limit}: this call may use up to ${needed} tokens (prompt and max_tokens), more than a minute allows; lower max_tokens or shorten the prompt.`
+    : `Tokens-per-minute limit of ${w.limit} reached (${s.remaining} left this minute, up to ${needed} needed: prompt and max_tokens).`;
+  return new AppError('rate_limited', detail, {
+    headers: { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(w.limit), 'x-ratelimit-remaining': String(s.remaining), 'x-ratelimit-reset': String(s.resetAt) },
+  });
+}

@@ -1,0 +1,109 @@
+import { AppError } from '../../errors.js';
+import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
+import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
+import { ProviderError, type ChatMessage, type FinishReason, type ModelCallOptions, type Usage } from '../../providers/provider.js';
+
+/** The caller went away or cancelled: the model call was aborted. */
+export class CancelledError extends Error {
+  constructor() { super('The request was cancelled.'); this.name = 'CancelledError'; }
+}
+
+/** One model call: who pays, which model, what it is told, and where the text goes as it arrives. */
+export interface ModelCall {
+  subject: SpendSubject;
+  model: RegisteredModel;
+  messages: ChatMessage[];
+  /** The request's max_tokens; absent → the model's output cap (sent upstream either way, so the reservation bounds the answer). */
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
+  hints?: ModelCallOptions['hints'];
+  signal?: AbortSignal | undefined;
+  /** Each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
+  onText?: ((text: string) => void | Promise<void>) | undefined;
+  /** Held already by `reserveModelCall` (so a refusal could still be a plain 429); otherwise the call reserves first. */
+  reservation?: TokenReservation | undefined;
+  /** Told the tokens charged once the call has settled, whether it succeeded, failed or was aborted. */
+  onSettled?: ((tokens: number) => void) | undefined;
+}
+
+export interface ModelCallResult {
+  text: string;
+  usage: Usage;
+  finishReason: FinishReason;
+  /** prompt + completion tokens, as settled. */
+  tokens: number;
+}
+
+/**
+ * A prompt's tokens before the provider has counted them, on the high side: a token is about three to
+ * four UTF-8 bytes of code or prose, and chat formats add a few tokens per message.
+ */
+export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
+  return messages.reduce((n, m) => n + Math.ceil(Buffer.byteLength(m.content, 'utf8') / 3) + 8, 0);
+}
+
+/** The most tokens a call may use: the prompt estimate plus its output cap. */
+export function tokensToReserve(model: RegisteredModel, messages: readonly ChatMessage[], maxTokens: number | undefined): number {
+  return estimatePromptTokens(messages) + outputCap(model, maxTokens);
+}
+
+/** Holds a call's most tokens from the subject's budget, or throws 429 `rate_limited` (Retry-After) holding nothing. */
+export function reserveModelCall(spend: TokenSpend, subject: SpendSubject, model: RegisteredModel, messages: readonly ChatMessage[], maxTokens: number | undefined): Promise<TokenReservation> {
+  return spend.reserve(subject, tokensToReserve(model, messages, maxTokens));
+}
+
+/**
+ * The one streaming model-call loop (POST /generate as JSON or SSE, channel generations, run steps):
+ * reserve → stream upstream, aborting when `signal` fires → settle to the real usage (what was used when
+ * the call failed or was aborted: the provider's count, else the prompt estimate plus the pieces received).
+ * Provider failures come out as AppError (502/503/504), an abort as CancelledError.
+ */
+export async function callModel(spend: TokenSpend, call: ModelCall): Promise<ModelCallResult> {
+  const maxTokens = outputCap(call.model, call.maxTokens);
+  const estimate = estimatePromptTokens(call.messages);
+  const reservation = call.reservation ?? await spend.reserve(call.subject, estimate + maxTokens);
+  if (call.signal?.aborted) {
+    await reservation.release();
+    throw new CancelledError();
+  }
+  const pieces: string[] = [];
+  let usage: Usage | undefined;
+  let finishReason: FinishReason = 'stop';
+  let spent = 0;
+  try {
+    for await (const part of call.model.provider.stream({
+      model: call.model.upstreamId,
+      messages: call.messages,
+      maxTokens,
+      ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
+      ...(call.hints ? { hints: call.hints } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+    })) {
+      if (part.type === 'text') {
+        pieces.push(part.text);
+        if (call.onText) await call.onText(part.text);
+      } else {
+        usage = part.usage;
+        finishReason = part.finishReason;
+      }
+    }
+    if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
+  } catch (error) {
+    throw toAppError(error, call.signal);
+  } finally {
+    // Tokens spent are charged whether or not the caller stayed to read them.
+    spent = usage ? usage.promptTokens + usage.completionTokens : estimate + pieces.length;
+    await reservation.settle(spent);
+    call.onSettled?.(spent);
+  }
+  return { text: pieces.join(''), usage, finishReason, tokens: spent };
+}
+
+function toAppError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return new CancelledError();
+  if (error instanceof ProviderError) {
+    if (error.kind === 'cancelled') return new CancelledError();
+    return new AppError(error.kind, error.detail);
+  }
+  return error;
+}

@@ -49,6 +49,8 @@ export interface ModelProvider {
   readonly name: string;
   generate(options: ModelCallOptions): Promise<GenerateOutput>;
   stream(options: ModelCallOptions): AsyncIterable<StreamPart>;
+  /** What a call will use, for a provider that knows before running it (the deterministic sandbox): its tokens are reserved exactly. */
+  plannedUsage?(options: ModelCallOptions): Usage;
   /** Release sockets, threads, model memory. */
   close?(): Promise<void>;
 }

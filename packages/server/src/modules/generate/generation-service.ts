@@ -33,6 +33,8 @@ export interface PreparedGeneration {
   language: string;
   messages: ChatMessage[];
   body: GenerateBody;
+  /** The model call `run` makes (what was reserved for). */
+  call: ModelCall;
   /** The call's tokens, held since prepare; `run` settles them (release them if run is never called). */
   reservation: TokenReservation;
 }
@@ -78,9 +80,13 @@ export class GenerationService {
       await this.projects.assertWritable(principal, body.project_id);
     }
     const messages = buildGenerationMessages(body.prompt, requested, body.context);
+    const call: ModelCall = {
+      subject: principal, model: effective, messages, maxTokens: body.max_tokens, temperature: body.temperature,
+      hints: { language: requested, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}) },
+    };
     // Reserved last, so a refused request holds nothing; a 429 here is still a plain HTTP answer on the SSE path.
-    const reservation = await reserveModelCall(this.limiter.spend, principal, effective, messages, body.max_tokens);
-    return { model: effective, language: requested, messages, body, reservation };
+    const reservation = await reserveModelCall(this.limiter.spend, call);
+    return { model: effective, language: requested, messages, body, call, reservation };
   }
 
   /**
@@ -111,11 +117,10 @@ export class GenerationService {
   /** Runs the model (always streaming upstream, so a caller that leaves stops the spend), stores and returns the result. */
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
-    const { body } = prepared;
+    const { call } = prepared;
     const { text: output, usage, finishReason } = await callModel(this.limiter.spend, {
-      subject: principal, model: prepared.model, messages: prepared.messages, reservation: prepared.reservation,
-      maxTokens: body.max_tokens, temperature: body.temperature, signal: options.signal, onText: options.onToken,
-      hints: { language: prepared.language, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}), ...(options.agentType ? { agentType: options.agentType } : {}) },
+      ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
+      ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
     });
     const files = parseFencedFiles(output, prepared.language);
     const record: GenerationRecord = {

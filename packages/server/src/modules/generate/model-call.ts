@@ -20,7 +20,7 @@ export interface ModelCall {
   signal?: AbortSignal | undefined;
   /** Each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
   onText?: ((text: string) => void | Promise<void>) | undefined;
-  /** Held already by `reserveModelCall` (so a refusal could still be a plain 429); otherwise the call reserves first. */
+  /** Held already by `reserveModelCall(spend, call)` (so a refusal can still be a plain 429); otherwise the call reserves first. */
   reservation?: TokenReservation | undefined;
   /** Told the tokens charged once the call has settled, whether it succeeded, failed or was aborted. */
   onSettled?: ((tokens: number) => void) | undefined;
@@ -42,14 +42,31 @@ export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
   return messages.reduce((n, m) => n + Math.ceil(Buffer.byteLength(m.content, 'utf8') / 3) + 8, 0);
 }
 
-/** The most tokens a call may use: the prompt estimate plus its output cap. */
-export function tokensToReserve(model: RegisteredModel, messages: readonly ChatMessage[], maxTokens: number | undefined): number {
-  return estimatePromptTokens(messages) + outputCap(model, maxTokens);
+/** What the provider is asked: the call's options with its output cap always set. */
+function providerOptions(call: ModelCall): ModelCallOptions {
+  return {
+    model: call.model.upstreamId,
+    messages: call.messages,
+    maxTokens: outputCap(call.model, call.maxTokens),
+    ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
+    ...(call.hints ? { hints: call.hints } : {}),
+    ...(call.signal ? { signal: call.signal } : {}),
+  };
+}
+
+/**
+ * The most tokens a call may use: the prompt estimate plus its output cap, or exactly what a provider
+ * that knows in advance (the sandbox) says the call will use.
+ */
+export function tokensToReserve(call: ModelCall): number {
+  const options = providerOptions(call);
+  const planned = call.model.provider.plannedUsage?.(options);
+  return planned ? planned.promptTokens + planned.completionTokens : estimatePromptTokens(call.messages) + options.maxTokens!;
 }
 
 /** Holds a call's most tokens from the subject's budget, or throws 429 `rate_limited` (Retry-After) holding nothing. */
-export function reserveModelCall(spend: TokenSpend, subject: SpendSubject, model: RegisteredModel, messages: readonly ChatMessage[], maxTokens: number | undefined): Promise<TokenReservation> {
-  return spend.reserve(subject, tokensToReserve(model, messages, maxTokens));
+export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<TokenReservation> {
+  return spend.reserve(call.subject, tokensToReserve(call));
 }
 
 /**
@@ -59,9 +76,8 @@ export function reserveModelCall(spend: TokenSpend, subject: SpendSubject, model
  * Provider failures come out as AppError (502/503/504), an abort as CancelledError.
  */
 export async function callModel(spend: TokenSpend, call: ModelCall): Promise<ModelCallResult> {
-  const maxTokens = outputCap(call.model, call.maxTokens);
   const estimate = estimatePromptTokens(call.messages);
-  const reservation = call.reservation ?? await spend.reserve(call.subject, estimate + maxTokens);
+  const reservation = call.reservation ?? await reserveModelCall(spend, call);
   if (call.signal?.aborted) {
     await reservation.release();
     throw new CancelledError();
@@ -71,14 +87,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall): Promise<Mod
   let finishReason: FinishReason = 'stop';
   let spent = 0;
   try {
-    for await (const part of call.model.provider.stream({
-      model: call.model.upstreamId,
-      messages: call.messages,
-      maxTokens,
-      ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
-      ...(call.hints ? { hints: call.hints } : {}),
-      ...(call.signal ? { signal: call.signal } : {}),
-    })) {
+    for await (const part of call.model.provider.stream(providerOptions(call))) {
       if (part.type === 'text') {
         pieces.push(part.text);
         if (call.onText) await call.onText(part.text);

@@ -59,5 +59,6 @@ export function createSandboxProvider(): ModelProvider {
       return { text: pieces.join(''), usage, finishReason };
     },
     stream: streamSandbox,
+    plannedUsage: (options: ModelCallOptions) => answer(options).usage,
   };
 }

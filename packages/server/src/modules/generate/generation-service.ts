@@ -98,6 +98,11 @@ export class GenerationService {
     return callModel(this.limiter.spend, call);
   }
 
+  /** Holds a call's tokens ahead of `callModel({ ...call, reservation })` (e.g. before announcing a step); 429 `rate_limited` holds nothing. */
+  reserveCall(call: ModelCall): Promise<TokenReservation> {
+    return reserveModelCall(this.limiter.spend, call);
+  }
+
   /**
    * 429 when the account's model tokens this minute would go past its plan's figure.
    * @deprecated A look without holding anything: concurrent callers all pass. Use `callModel`, which reserves.

@@ -34,12 +34,21 @@ export interface ModelCallResult {
   tokens: number;
 }
 
+/** Word, number (up to three digits), punctuation mark, newline or run of blanks: BPE tokenizers never merge across these. */
+const PIECE = / ?[\p{L}\p{M}]+| ?\p{N}{1,3}| ?[^\s\p{L}\p{M}\p{N}]|\r?\n|[ \t]+|[\s\S]/gu;
+
 /**
- * A prompt's tokens before the provider has counted them, on the high side: a token is about three to
- * four UTF-8 bytes of code or prose, and chat formats add a few tokens per message.
+ * A prompt's tokens before the provider has counted them, on the high side: every word, number or
+ * punctuation mark at least one token and a long word one per four bytes, plus eight per message for the
+ * chat format. (Not a hard bound for every tokenizer; a settle above the reservation is still capped.)
  */
 export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
-  return messages.reduce((n, m) => n + Math.ceil(Buffer.byteLength(m.content, 'utf8') / 3) + 8, 0);
+  let n = 0;
+  for (const m of messages) {
+    n += 8;
+    for (const piece of m.content.match(PIECE) ?? []) n += Math.max(1, Math.ceil(Buffer.byteLength(piece, 'utf8') / 4));
+  }
+  return n;
 }
 
 /** What the provider is asked: the call's options with its output cap always set. */

@@ -210,9 +210,10 @@ export class Transport {
       const used = call.auth === 'none' ? undefined : this.credential();
       let error: CodeloomError;
       let headers: Headers | undefined;
+      let body: unknown;
       try {
         const res = await this.send(path, call, used);
-        const body = readBody(res);
+        body = readBody(res);
         if (res.ok) return body as T;
         headers = res.headers;
         error = errorFromResponse(res.status, res.headers, body);
@@ -225,7 +226,7 @@ export class Transport {
         await this.refreshAfterExpiry(used, call.signal);
         continue;
       }
-      if (retries < maxRetries && shouldRetry(error, headers) && (error.retryAfter ?? 0) * 1000 <= this.options.maxRetryWait) {
+      if (retries < maxRetries && shouldRetry(error, headers, body) && (error.retryAfter ?? 0) * 1000 <= this.options.maxRetryWait) {
         const delayMs = retryDelayMs(retries, error.retryAfter);
         retries++;
         this.options.onRetry?.({ error, attempt: retries, maxRetries, delayMs, method, path });

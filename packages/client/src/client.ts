@@ -84,7 +84,7 @@ export class Codeloom {
   withOptions(options: ClientOptions): Codeloom {
     const o = this.transport.options;
     return new Codeloom(this.transport.credentials() ?? null, {
-      environment: o.environment, baseUrl: o.baseUrl, maxRetries: o.maxRetries, maxRetryWait: o.maxRetryWait, timeout: o.timeout,
+      environment: o.environment, ...(options.baseURL === undefined ? { baseUrl: o.baseUrl } : {}), maxRetries: o.maxRetries, maxRetryWait: o.maxRetryWait, timeout: o.timeout,
       fetch: o.fetch, ...(o.WebSocket ? { WebSocket: o.WebSocket } : {}), ...(o.onTokens ? { onTokens: o.onTokens } : {}),
       ...(o.onRetry ? { onRetry: o.onRetry } : {}), headers: o.headers,
       ...options,

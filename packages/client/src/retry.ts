@@ -17,3 +17,9 @@ export function shouldRetry(error: CodeloomError, headers: Headers | undefined, 
   if (s === 409) return !(body && typeof body === 'object' && (body as { code?: unknown }).code === 'conflict');
   return s === 408 || s === 429 || s >= 500;
 }
+
+/** A valid `maxRetries` (client or per call), else a TypeError. */
+export function checkRetries(n: unknown): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new TypeError('maxRetries must be an integer ≥ 0');
+  return n;
+}

@@ -1,7 +1,7 @@
 import { CodeloomError, errorFromResponse } from './errors.js';
 import { normalizeAuth } from './normalize.js';
 import { envVar } from './options.js';
-import { shouldRetry } from './retry.js';
+import { checkRetries, shouldRetry } from './retry.js';
 import type { AuthSession, ClientOptions, Credentials, FetchLike, RequestOptions, TokenPair, WebSocketConstructor } from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
@@ -60,10 +60,6 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   };
 }
 
-function checkRetries(n: unknown): number {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new TypeError('maxRetries must be an integer ≥ 0');
-  return n;
-}
 
 /** Wait before retry number `attempt` (0-based): at least Retry-After, else exponential backoff; plus jitter. */
 export function retryDelayMs(attempt: number, retryAfterSec: number | undefined): number {

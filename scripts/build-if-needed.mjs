@@ -6,7 +6,8 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 /** `tsc -b` is incremental: it rebuilds only what changed, and is quick when nothing did. */
 export function buildIfNeeded() {
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: root, stdio: 'inherit' });
+  // tsc's messages go to stderr: standard output belongs to the command run after the build (`npm run --silent cli -- … --json`).
+  const result = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: root, stdio: ['inherit', 2, 'inherit'] });
   if (result.status !== 0) {
     process.stderr.write('Build failed.\n');
     process.exit(result.status ?? 1);

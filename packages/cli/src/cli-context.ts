@@ -1,6 +1,7 @@
-import { Codeloom, CodeloomError } from '@codeloom/client';
+import { Codeloom, CodeloomError, type Credentials } from '@codeloom/client';
 import WebSocket from 'ws';
 import { loadCredentials, saveCredentials, type StoredCredentials } from './credentials-store.js';
+import { retryNotice } from './retry-notice.js';
 
 export interface GlobalFlags {
   json: boolean;
@@ -15,21 +16,27 @@ export function resolveBaseUrl(flags: GlobalFlags, stored?: StoredCredentials): 
   return flags.baseUrl ?? process.env.CODELOOM_BASE_URL ?? stored?.baseUrl ?? 'http://127.0.0.1:8080';
 }
 
-/** A client for the stored credentials; rotated session tokens are written back as they change. */
-export function clientFor(flags: GlobalFlags, { anonymous = false } = {}): Codeloom {
+/**
+ * A client for the stored credentials (or `credentials`, e.g. a key being
+ * checked before it is saved); rotated session tokens are written back as they
+ * change; retries are announced on stderr.
+ */
+export function clientFor(flags: GlobalFlags, { anonymous = false, credentials }: { anonymous?: boolean; credentials?: Credentials } = {}): Codeloom {
   const stored = loadCredentials();
   const baseUrl = resolveBaseUrl(flags, stored);
   const options = {
     baseUrl,
     environment: flags.sandbox ? ('sandbox' as const) : ('production' as const),
     WebSocket: WebSocket as never,
+    onRetry: retryNotice,
     onTokens: (tokens: { accessToken: string; refreshToken: string | undefined }) => {
       const current = loadCredentials();
       if (current) saveCredentials({ ...current, accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}) });
     },
   };
   if (anonymous) return new Codeloom(null, options);
-  const apiKey = process.env.CODELOOM_API_KEY ?? stored?.apiKey;
+  if (credentials) return new Codeloom(credentials, options);
+  const apiKey = process.env.CODELOOM_API_KEY || stored?.apiKey;
   if (apiKey) return new Codeloom({ apiKey }, options);
   if (stored?.accessToken && stored.refreshToken) return new Codeloom({ accessToken: stored.accessToken, refreshToken: stored.refreshToken }, options);
   throw new CodeloomError({ status: 401, code: 'unauthorized', detail: 'Not signed in: run `codeloom login` (or set CODELOOM_API_KEY).' });

@@ -3,12 +3,16 @@ export const COMMAND_HELP: Record<string, string> = {
   serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
   migrate: 'codeloom migrate\n  Apply database migrations and exit.',
   admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list accounts\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
-  login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  Without --password the password is read from the terminal (or one line of standard input).',
+  register: 'codeloom register --email EMAIL --name "YOUR NAME" [--password PASSWORD]\n  Create an account and sign in with it (stored like login). Without --password it is read from the terminal (or one line of standard input).',
+  login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  They are stored only once the server has accepted them: a failed login keeps the previous one.\n  Without --password the password is read from the terminal (or one line of standard input).',
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
   whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',
-  keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list\ncodeloom keys revoke KEY_ID',
+  keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list [--page N] [--limit N]\ncodeloom keys revoke KEY_ID',
   generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR]\n  Streams the generated text live, then lists the files; --out writes them.',
-  projects: 'codeloom projects list\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH]\ncodeloom projects templates',
+  projects: 'codeloom projects list [--page N] [--limit N]\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH] [--page N] [--limit N]\ncodeloom projects templates',
+  workflows: 'codeloom workflows create NAME --agent TYPE[:MODEL] ... [--config key=value ...]\ncodeloom workflows list [--page N] [--limit N]\ncodeloom workflows show WORKFLOW_ID\ncodeloom workflows delete WORKFLOW_ID\n  Agent types, in the order they work: planner, architect, coder, reviewer, tester, documenter\n  (--agent planner --agent coder:sandbox, or --agent planner,coder,reviewer). Run one: codeloom run WORKFLOW_ID "TASK".',
+  agents: 'codeloom agents create NAME --model MODEL [--config temperature=0.2 --config maxTokens=2000 --config specialization=coder]\ncodeloom agents list [--page N] [--limit N]\ncodeloom agents show AGENT_ID\ncodeloom agents delete AGENT_ID\n  Run one: codeloom run AGENT_ID "TASK".',
+  runs: 'codeloom runs list [--page N] [--limit N]\ncodeloom runs show RUN_ID\ncodeloom runs cancel RUN_ID',
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
 };
@@ -19,12 +23,17 @@ Server side (same environment variables as the server):
   serve, migrate, admin set-plan EMAIL PLAN, admin users
 
 Client side (talks to a Codeloom server):
-  login, logout, whoami, keys create|list|revoke, generate, projects list|create|files|templates, run, models
+  register, login, logout, whoami, keys create|list|revoke, generate, models,
+  projects list|create|files|templates, workflows create|list|show|delete,
+  agents create|list|show|delete, run, runs list|show|cancel
 
 Global options:
   --json               machine-readable output on standard output
   --sandbox            run in the sandbox environment (X-Environment: sandbox)
   --base-url URL       the server (default: $CODELOOM_BASE_URL, the server of the last login, or http://127.0.0.1:8080)
+  --page N, --limit N  which page of a list, and how many items a page (1–100, default 20)
   -h, --help           help for a command: codeloom generate --help
 
-Credentials: codeloom login, or $CODELOOM_API_KEY. Errors print one line "codeloom: CODE: detail" and exit non-zero (2 for usage errors).`;
+Credentials: codeloom login, or $CODELOOM_API_KEY. Errors print one line "codeloom: CODE: detail" and exit non-zero (2 for usage errors).
+Failed requests (rate limits, 5xx, dropped connections) are retried twice; standard error says so, with the seconds left.
+From the repository: npm run --silent cli -- COMMAND (--silent keeps npm's banner off standard output, so --json stays clean).`;

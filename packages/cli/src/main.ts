@@ -4,9 +4,14 @@ import { CodeloomError } from '@codeloom/client';
 import { UsageError, type GlobalFlags } from './cli-context.js';
 import { COMMAND_HELP, OVERVIEW } from './help.js';
 import { keys, login, logout, models, whoami } from './commands/account-commands.js';
+import { agents } from './commands/agents-command.js';
 import { generate } from './commands/generate-command.js';
 import { projects } from './commands/projects-command.js';
+import { register } from './commands/register-command.js';
 import { run } from './commands/run-command.js';
+import { runs } from './commands/runs-command.js';
+import { workflows } from './commands/workflows-command.js';
+import { parsePaging } from './paging.js';
 
 const SERVER_COMMANDS = new Set(['serve', 'migrate', 'admin']);
 
@@ -35,6 +40,9 @@ async function main(argv: string[]): Promise<number> {
       project: { type: 'string' },
       template: { type: 'string' },
       description: { type: 'string' },
+      name: { type: 'string' },
+      agent: { type: 'string', multiple: true, short: 'a' },
+      config: { type: 'string', multiple: true },
     },
   });
   const [command, ...rest] = positionals;
@@ -51,13 +59,18 @@ async function main(argv: string[]): Promise<number> {
   // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
   if (SERVER_COMMANDS.has(command)) return (await import('./server-commands.js')).runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
   const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
+  const paging = parsePaging(v.page, v.limit);
   switch (command) {
+    case 'register': return register(flags, { email: v.email, name: v.name, password: v.password });
     case 'login': return login(flags, { ...(v.email ? { email: v.email } : {}), ...(v.password !== undefined ? { password: v.password } : {}), ...(v['api-key'] ? { apiKey: v['api-key'] } : {}) });
     case 'logout': return logout(flags);
     case 'whoami': return whoami(flags);
-    case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires });
+    case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires, paging });
     case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project });
-    case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description });
+    case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description, paging });
+    case 'workflows': return workflows(flags, rest[0], rest.slice(1), { agent: v.agent, config: v.config, paging });
+    case 'agents': return agents(flags, rest[0], rest.slice(1), { model: v.model, config: v.config, paging });
+    case 'runs': return runs(flags, rest[0], rest.slice(1), { paging });
     case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project });
     case 'models': return models(flags);
     default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);

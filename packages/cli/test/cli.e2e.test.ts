@@ -89,7 +89,7 @@ describe('codeloom (client commands)', () => {
     expect(created.id).toMatch(/^prj_/);
     expect((await cli(['projects', 'list'])).stdout).toContain('todo service');
     const files = JSON.parse((await cli(['projects', 'files', created.id, '--json'])).stdout);
-    expect(files.map((f: { path: string }) => f.path)).toContain('package.json');
+    expect(files.data.map((f: { path: string }) => f.path)).toContain('package.json');
     expect((await cli(['projects', 'files', created.id, 'package.json'])).stdout).toContain('"name"');
     expect((await cli(['models'])).stdout).toMatch(/\* sandbox/);
   });
@@ -109,7 +109,7 @@ describe('codeloom (client commands)', () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['generate'])).code).toBe(2);
     expect((await cli(['--nope'])).code).toBe(2);
-    for (const c of ['login', 'logout', 'whoami', 'keys', 'generate', 'projects', 'run', 'models', 'serve', 'migrate', 'admin']) {
+    for (const c of ['register', 'login', 'logout', 'whoami', 'keys', 'generate', 'projects', 'workflows', 'agents', 'run', 'runs', 'models', 'serve', 'migrate', 'admin']) {
       const h = await cli([c, '--help']);
       expect(h.code, c).toBe(0);
       expect(h.stdout).toContain(`codeloom ${c}`);

@@ -176,6 +176,11 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
     else this.items.push(item);
   }
 
+  /** Drops the items not read yet (a cancel: nothing more is delivered). */
+  discard(): void {
+    this.items.length = 0;
+  }
+
   end(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;

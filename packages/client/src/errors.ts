@@ -28,6 +28,8 @@ export interface CodeloomErrorInit {
   title?: string | undefined;
   type?: string | undefined;
   retryAfter?: number | undefined;
+  /** The response headers (lower-case names), when there was an HTTP answer. */
+  headers?: Record<string, string> | undefined;
   cause?: unknown;
 }
 
@@ -54,6 +56,8 @@ export class CodeloomError extends Error {
   readonly type: string | undefined;
   /** Seconds the server asked to wait (429 `Retry-After`), when it said. */
   readonly retryAfter: number | undefined;
+  /** The response headers (lower-case names) of the failed request, when there was an HTTP answer. */
+  readonly headers: Record<string, string> | undefined;
 
   constructor(init: CodeloomErrorInit) {
     super(init.status ? `${init.status} ${init.code}: ${init.detail}` : `${init.code}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
@@ -66,6 +70,7 @@ export class CodeloomError extends Error {
     this.title = init.title;
     this.type = init.type;
     this.retryAfter = init.retryAfter;
+    this.headers = init.headers;
     Object.defineProperty(this, BRAND, { value: true, enumerable: false });
   }
 
@@ -81,7 +86,7 @@ export class CodeloomError extends Error {
   /** An SDK-side error with its registry detail unless one is given. */
   static client(code: ClientErrorCode | 'cancelled', detail?: string, cause?: unknown): CodeloomError {
     const entry = code === 'cancelled' ? ERROR_CODES.cancelled : CLIENT_ERROR_CODES[code];
-    return new CodeloomError({ status: entry.status, code, title: entry.title, detail: detail ?? entry.detail, cause });
+    return createError({ status: entry.status, code, title: entry.title, detail: detail ?? entry.detail, cause });
   }
 
   toJSON() {
@@ -90,6 +95,55 @@ export class CodeloomError extends Error {
       ...(this.errors ? { errors: this.errors } : {}), ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
     };
   }
+}
+
+/** 400 `validation_failed`, `malformed_json`, … */
+export class BadRequestError extends CodeloomError { override name = 'BadRequestError'; }
+/** 401: the credential is missing, unknown, revoked or expired (or a wrong password). */
+export class AuthenticationError extends CodeloomError { override name = 'AuthenticationError'; }
+/** 403: the credential lacks a permission (`insufficient_scope`) or may not be used here. */
+export class PermissionDeniedError extends CodeloomError { override name = 'PermissionDeniedError'; }
+/** 404: no such resource (or one of another account). */
+export class NotFoundError extends CodeloomError { override name = 'NotFoundError'; }
+/** 409: the request conflicts with the current state. */
+export class ConflictError extends CodeloomError { override name = 'ConflictError'; }
+/** 422 (not sent by Codeloom today; for proxies and future use). */
+export class UnprocessableEntityError extends CodeloomError { override name = 'UnprocessableEntityError'; }
+/** 429 `rate_limited`: `retryAfter` says how long to wait. */
+export class RateLimitError extends CodeloomError { override name = 'RateLimitError'; }
+/** Any 5xx. */
+export class InternalServerError extends CodeloomError { override name = 'InternalServerError'; }
+/** No HTTP answer: the server could not be reached or the connection dropped (`connection_error`). */
+export class APIConnectionError extends CodeloomError { override name = 'APIConnectionError'; }
+/** No complete answer within the timeout (`timeout`). */
+export class APIConnectionTimeoutError extends APIConnectionError { override name = 'APIConnectionTimeoutError'; }
+/** The caller aborted (`cancelled`, status 499). */
+export class APIUserAbortError extends CodeloomError { override name = 'APIUserAbortError'; }
+/** OpenAI-style name of the base class: every error of this SDK is an `APIError` (= `CodeloomError`). */
+export { CodeloomError as APIError };
+
+/** The CodeloomError subclass for a status / code. */
+export function createError(init: CodeloomErrorInit): CodeloomError {
+  const { status, code } = init;
+  const Class = code === 'cancelled' ? APIUserAbortError
+    : code === 'timeout' ? APIConnectionTimeoutError
+    : code === 'connection_error' ? APIConnectionError
+    : status === 400 ? BadRequestError
+    : status === 401 ? AuthenticationError
+    : status === 403 ? PermissionDeniedError
+    : status === 404 ? NotFoundError
+    : status === 409 ? ConflictError
+    : status === 422 ? UnprocessableEntityError
+    : status === 429 ? RateLimitError
+    : status >= 500 ? InternalServerError
+    : CodeloomError;
+  return new Class(init);
+}
+
+function headerRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => { out[name.toLowerCase()] = value; });
+  return out;
 }
 
 /** The registry code of a status, for answers that carried no problem document. */
@@ -119,7 +173,7 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
     : typeof problem.message === 'string' ? problem.message
     : typeof body === 'string' && body.trim() ? body.trim().slice(0, 500)
     : (ERROR_CODES as Record<string, { detail: string }>)[code]?.detail ?? `HTTP ${status}`;
-  return new CodeloomError({
+  return createError({
     status,
     code,
     detail,
@@ -128,6 +182,7 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
     title: typeof problem.title === 'string' ? problem.title : undefined,
     type: typeof problem.type === 'string' ? problem.type : undefined,
     retryAfter: parseRetryAfter(headers.get('retry-after')),
+    headers: headerRecord(headers),
   });
 }
 
@@ -136,7 +191,7 @@ export function errorFromFrame(data: unknown): CodeloomError {
   const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
   const status = typeof d.status === 'number' ? d.status : 0;
   const code = typeof d.code === 'string' ? d.code : codeForStatus(status);
-  return new CodeloomError({
+  return createError({
     status,
     code,
     detail: typeof d.message === 'string' ? d.message : typeof d.detail === 'string' ? d.detail : (ERROR_CODES as Record<string, { detail: string }>)[code]?.detail ?? 'The stream failed.',

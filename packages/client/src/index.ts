@@ -1,7 +1,9 @@
-export { Codeloom } from './client.js';
+export { Codeloom, CodeGenClient } from './client.js';
 export { Codeloom as default } from './client.js';
 export {
-  CodeloomError, CLIENT_ERROR_CODES, codeForStatus,
+  CodeloomError, APIError, BadRequestError, AuthenticationError, PermissionDeniedError, NotFoundError, ConflictError,
+  UnprocessableEntityError, RateLimitError, InternalServerError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError,
+  CLIENT_ERROR_CODES, codeForStatus,
   type ClientErrorCode, type CodeloomErrorInit, type FieldError,
 } from './errors.js';
 export { ERROR_CODES, ERROR_CODE_LIST, isErrorCode } from '@codeloom/protocol';

@@ -25,12 +25,12 @@ abstract class Paginated<T> {
 
   /** Every item of every page (async iterable; awaiting it gives the first page). */
   list(params: ListParams & RequestOptions = {}): PageIterator<T> {
-    return new PageIterator<T>((n) => this.page(n, params));
+    return new PageIterator<T>((n) => this.page(n, params), params.page ?? 1);
   }
 
   /** One page (`page` ≥ 1, `limit` 1–100). */
   async page(page: number, params: ListParams & RequestOptions = {}): Promise<Page<T>> {
-    const { limit, ...options } = params;
+    const { limit, page: _start, ...options } = params;
     const raw = await this.t.request<Page<unknown>>(this.path, { ...options, query: { page, limit } });
     return mapPage(raw, (item) => this.map(item));
   }
@@ -100,10 +100,10 @@ export class ProjectFilesResource {
   constructor(private readonly t: Transport) {}
   /** Paths and sizes of a project's files, every page. */
   list(projectId: string, params: ListParams & RequestOptions = {}): PageIterator<ProjectFileInfo> {
-    return new PageIterator((n) => this.page(projectId, n, params));
+    return new PageIterator((n) => this.page(projectId, n, params), params.page ?? 1);
   }
   page(projectId: string, page: number, params: ListParams & RequestOptions = {}): Promise<Page<ProjectFileInfo>> {
-    const { limit, ...options } = params;
+    const { limit, page: _start, ...options } = params;
     return this.t.request(`${V1}/projects/${seg(projectId)}/files`, { ...options, query: { page, limit } });
   }
   /** One file with its content, by its path in the project (e.g. `src/index.ts`). */

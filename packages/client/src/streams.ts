@@ -5,9 +5,6 @@ import { normalizeGeneration } from './normalize.js';
 import { retryDelayMs, sleep, type Transport } from './transport.js';
 import type { GenerateParams, GenerationResult, RunEvent, StreamGenerateOptions } from './types.js';
 
-/** How long a cancel waits for the server's `cancelled` answer before giving up on it. */
-const CANCEL_GRACE_MS = 5_000;
-
 function randomId(prefix: string): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   const rand = c?.randomUUID ? c.randomUUID().replace(/-/g, '').slice(0, 16) : Math.random().toString(36).slice(2, 14);
@@ -27,8 +24,10 @@ function linkSignal(controller: AbortController, outside: AbortSignal | undefine
  * A streamed generation (`client.stream.generate()`): iterate it for the
  * token strings as they arrive; `result` resolves with the final
  * GenerationResult (with `files`) or rejects with a CodeloomError. Abort the
- * signal you passed, or call `cancel()`, to send `{"type":"cancel"}`: the
- * server aborts the model call and both end with code `cancelled`.
+ * signal you passed, or call `cancel()`, and both end at once with code
+ * `cancelled` (no further token is yielded, tokens already received but not
+ * yet read included); `{"type":"cancel"}` is sent and the connection closed,
+ * so the server aborts the model call in the background.
  */
 export class GenerationStream implements AsyncIterable<string> {
   /** Your request id on the channel. */
@@ -44,7 +43,6 @@ export class GenerationStream implements AsyncIterable<string> {
   private tokenCount = 0;
   private retries = 0;
   private collected = '';
-  private cancelTimer: ReturnType<typeof setTimeout> | undefined;
   private settle!: { resolve: (r: GenerationResult) => void; reject: (e: unknown) => void };
 
   constructor(private readonly transport: Transport, private readonly params: GenerateParams, private readonly options: StreamGenerateOptions = {}) {
@@ -124,12 +122,11 @@ export class GenerationStream implements AsyncIterable<string> {
   private onAbort(): void {
     if (this.finished) return;
     if (this.channel?.open && this.sent) {
-      // Tell the server; it answers with an error frame of code `cancelled`.
+      // Tell the server (it aborts the model call); the close that follows in cleanup() is queued after this frame.
       try { this.channel.send({ type: 'cancel', id: this.id }); } catch { /* closed meanwhile */ }
-      this.cancelTimer = setTimeout(() => this.fail(CodeloomError.client('cancelled')), CANCEL_GRACE_MS);
-    } else {
-      this.fail(CodeloomError.client('cancelled'));
     }
+    this.tokens.discard(); // nothing more is yielded after a cancel
+    this.fail(CodeloomError.client('cancelled'));
   }
 
   private finish(result: GenerationResult): void {
@@ -150,7 +147,6 @@ export class GenerationStream implements AsyncIterable<string> {
   }
 
   private cleanup(): void {
-    clearTimeout(this.cancelTimer);
     this.unlink();
     this.channel?.close();
   }

@@ -1,5 +1,7 @@
 import { CodeloomError, errorFromResponse } from './errors.js';
 import { normalizeAuth } from './normalize.js';
+import { envVar } from './options.js';
+import { checkRetries, shouldRetry } from './retry.js';
 import type { AuthSession, ClientOptions, Credentials, FetchLike, RequestOptions, TokenPair, WebSocketConstructor } from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
@@ -7,7 +9,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
-const BACKOFF_CAP_MS = 30_000;
+const BACKOFF_CAP_MS = 8_000;
 
 export interface ResolvedOptions {
   baseUrl: string;
@@ -18,6 +20,7 @@ export interface ResolvedOptions {
   fetch: FetchLike;
   WebSocket: WebSocketConstructor | undefined;
   onTokens: ClientOptions['onTokens'];
+  onRetry: ClientOptions['onRetry'];
   headers: Record<string, string>;
 }
 
@@ -29,33 +32,34 @@ export interface CallOptions extends RequestOptions {
   auth?: 'none' | 'default';
 }
 
-function envBaseUrl(): string | undefined {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  return env?.CODELOOM_BASE_URL || undefined;
-}
-
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const environment = options.environment ?? 'production';
   if (environment !== 'production' && environment !== 'sandbox') throw new TypeError(`environment must be "production" or "sandbox", not ${JSON.stringify(environment)}`);
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError('maxRetries must be an integer ≥ 0');
+  const maxRetries = checkRetries(options.maxRetries ?? DEFAULT_MAX_RETRIES);
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeout > 0)) throw new TypeError('timeout must be a positive number of milliseconds');
+  if (typeof timeout !== 'number' || !(timeout > 0)) throw new TypeError('timeout must be a positive number of milliseconds');
+  const maxRetryWait = options.maxRetryWait ?? DEFAULT_MAX_RETRY_WAIT_MS;
+  if (typeof maxRetryWait !== 'number' || !(maxRetryWait >= 0)) throw new TypeError('maxRetryWait must be a number of milliseconds ≥ 0');
+  for (const hook of ['onTokens', 'onRetry', 'fetch'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') throw new TypeError(`${hook} must be a function`);
+  }
   const globalFetch = (globalThis as { fetch?: FetchLike }).fetch;
   const fetchImpl = options.fetch ?? (globalFetch ? (input: string, init: RequestInit) => globalFetch(input, init) : undefined);
   if (!fetchImpl) throw new TypeError('No fetch implementation: pass options.fetch');
   return {
-    baseUrl: (options.baseUrl ?? envBaseUrl() ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
+    baseUrl: (options.baseUrl ?? options.baseURL ?? envVar('CODELOOM_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
     environment,
     maxRetries,
-    maxRetryWait: options.maxRetryWait ?? DEFAULT_MAX_RETRY_WAIT_MS,
+    maxRetryWait,
     timeout,
     fetch: fetchImpl,
     WebSocket: options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket,
     onTokens: options.onTokens,
+    onRetry: options.onRetry,
     headers: { ...options.headers },
   };
 }
+
 
 /** Wait before retry number `attempt` (0-based): at least Retry-After, else exponential backoff; plus jitter. */
 export function retryDelayMs(attempt: number, retryAfterSec: number | undefined): number {
@@ -89,7 +93,7 @@ export function jwtExpiry(token: string): number | undefined {
 
 /**
  * HTTP for the resources: credentials, the sandbox header, timeouts,
- * 429 retries, and refresh-and-repeat on `token_expired` with one shared
+ * retries (connection errors, timeouts, 408, 409, 429, 5xx), and refresh-and-repeat on `token_expired` with one shared
  * in-flight refresh.
  */
 export class Transport {
@@ -194,22 +198,35 @@ export class Transport {
   }
 
   async request<T>(path: string, call: CallOptions = {}): Promise<T> {
+    const maxRetries = call.maxRetries === undefined ? this.options.maxRetries : checkRetries(call.maxRetries);
+    const method = call.method ?? (call.body !== undefined ? 'POST' : 'GET');
     let retries = 0;
     let refreshed = false;
     for (;;) {
       const used = call.auth === 'none' ? undefined : this.credential();
-      const res = await this.send(path, call, used);
-      const body = readBody(res);
-      if (res.ok) return body as T;
-      const error = errorFromResponse(res.status, res.headers, body);
+      let error: CodeloomError;
+      let headers: Headers | undefined;
+      let body: unknown;
+      try {
+        const res = await this.send(path, call, used);
+        body = readBody(res);
+        if (res.ok) return body as T;
+        headers = res.headers;
+        error = errorFromResponse(res.status, res.headers, body);
+      } catch (e) {
+        if (!CodeloomError.isInstance(e) || (e.code !== 'connection_error' && e.code !== 'timeout')) throw e;
+        error = e;
+      }
       if (error.status === 401 && error.code === 'token_expired' && !refreshed && used !== undefined && used !== this.apiKey && this.canRefresh()) {
         refreshed = true;
         await this.refreshAfterExpiry(used, call.signal);
         continue;
       }
-      if (error.status === 429 && retries < this.options.maxRetries && (error.retryAfter ?? 0) * 1000 <= this.options.maxRetryWait) {
-        await sleep(retryDelayMs(retries, error.retryAfter), call.signal);
+      if (retries < maxRetries && shouldRetry(error, headers, body) && (error.retryAfter ?? 0) * 1000 <= this.options.maxRetryWait) {
+        const delayMs = retryDelayMs(retries, error.retryAfter);
         retries++;
+        this.options.onRetry?.({ error, attempt: retries, maxRetries, delayMs, method, path });
+        await sleep(delayMs, call.signal);
         continue;
       }
       throw error;

@@ -3,6 +3,7 @@ import type {
   ExecuteBody, GenerateBody, GeneratedFile, GenerationResult as WireGenerationResult, LanguageInfo, ModelInfo, Pagination,
   Profile, Project, ProjectFile, Run, RunStep, Template, UpdateProjectBody, VerifyResponse, Workflow,
 } from '@codeloom/protocol';
+import type { CodeloomError } from './errors.js';
 
 export type {
   Agent, ApiKey, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey, Environment,
@@ -26,15 +27,34 @@ export type WebSocketConstructor = new (url: string, ...rest: any[]) => unknown;
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
+/** What `onRetry` is told before the SDK waits and repeats a request. */
+export interface RetryInfo {
+  /** The failure being retried (a 408/409/429/5xx answer, a timeout or a connection error). */
+  error: CodeloomError;
+  /** 1 for the first retry, 2 for the second, … */
+  attempt: number;
+  /** The retries allowed for this call. */
+  maxRetries: number;
+  /** How long the SDK waits before repeating, in ms (at least `Retry-After` when the server sent one). */
+  delayMs: number;
+  method: string;
+  /** The request path, e.g. `/api/v1/generate`. */
+  path: string;
+}
+
 export interface ClientOptions {
   /** `sandbox` sends `X-Environment: sandbox`: the deterministic `sandbox` model, no token quota, resources kept apart. Default `production`. */
   environment?: Environment;
   /** Server origin (and optional path prefix), e.g. `https://codeloom.example.com`. Default: `CODELOOM_BASE_URL` where a `process.env` exists, else `http://127.0.0.1:8080`. */
   baseUrl?: string;
-  /** Retries of a 429 (after `Retry-After`, with exponential backoff and jitter). Default 2. */
+  /** The OpenAI SDK's spelling of `baseUrl` (give one or the other). */
+  baseURL?: string;
+  /** Retries of connection errors, timeouts, 408, 409, 429 and 5xx (exponential backoff with jitter, at least `Retry-After`). Default 2. */
   maxRetries?: number;
-  /** Longest single wait before a 429 retry, in ms; a longer `Retry-After` throws at once. Default 60 000. */
+  /** Longest single wait before a retry, in ms; a longer `Retry-After` throws at once. Default 60 000. */
   maxRetryWait?: number;
+  /** Called before each retry (e.g. to show "rate limited, retrying in 12 s"). */
+  onRetry?: (info: RetryInfo) => void;
   /** Per-attempt timeout in ms for HTTP requests and for opening a streaming connection. Default 120 000. */
   timeout?: number;
   /** A fetch implementation. Default: the global `fetch`. */
@@ -47,12 +67,27 @@ export interface ClientOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * The one-object form of the constructor (the spec's `new CodeGenClient({ apiKey, environment })`):
+ * credentials and options together. Without a credential, `CODELOOM_API_KEY` is used where a `process.env` exists.
+ */
+export interface CodeGenClientOptions extends ClientOptions {
+  /** An API key (`cl_live_…`, `cl_test_…`). Default: `CODELOOM_API_KEY`. `null`: start signed out even when it is set. */
+  apiKey?: string | null | undefined;
+  /** A session access token (from `auth.login()`), instead of an API key. */
+  accessToken?: string | undefined;
+  /** The session's refresh token, so an expired access token is renewed. */
+  refreshToken?: string | undefined;
+}
+
 /** Options of one call. */
 export interface RequestOptions {
   /** Aborting rejects the call with a `CodeloomError` of code `cancelled`. */
   signal?: AbortSignal;
   /** Overrides the client's timeout (ms) for this call. */
   timeout?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
 }
 
 /** The user object of an auth response (shape B sends an integer id; it is presented as a string). */
@@ -95,8 +130,17 @@ export type GenerationResult = Omit<WireGenerationResult, 'files' | 'output' | '
   created_at?: string;
 };
 
+/** Hints for the model: the spec's keys, and any others with string, number or boolean values. */
+export interface GenerationContext {
+  framework?: string;
+  styling?: string;
+  includeTests?: boolean;
+  database?: string;
+  [key: string]: string | number | boolean | undefined;
+}
+
 /** Body of `generate()` (`stream` is not accepted: use `stream.generate()`). */
-export type GenerateParams = Omit<GenerateBody, 'stream'>;
+export type GenerateParams = Omit<GenerateBody, 'stream' | 'context'> & { context?: GenerationContext };
 
 export interface StreamGenerateOptions extends RequestOptions {
   /** Your id for the request on the channel (default: a random one). */
@@ -111,6 +155,8 @@ export interface Page<T> {
 }
 
 export interface ListParams {
+  /** The page to start at (≥ 1, default 1): awaiting `list()` gives this page, iterating walks from it to the last. */
+  page?: number;
   /** Items per page, 1–100 (server default 20). */
   limit?: number;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Codeloom, CodeloomError, type TokenPair } from '../src/index.js';
+import { AuthenticationError, Codeloom, CodeloomError, type TokenPair } from '../src/index.js';
 import { WebSocket, clientFor, newUser, recordingFetch, startTestServer, type TestServer } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,8 +63,11 @@ describe('auth, verify and profile against a real server', () => {
     const client = clientFor(t, null, {}, ip);
     const wrong = await client.auth.login({ email, password: 'not the password' }).catch((e: unknown) => e as CodeloomError);
     expect(CodeloomError.isInstance(wrong)).toBe(true);
-    expect(wrong).toMatchObject({ status: 401, code: 'invalid_credentials', name: 'CodeloomError' });
+    expect(wrong).toMatchObject({ status: 401, code: 'invalid_credentials', name: 'AuthenticationError' });
+    expect(wrong).toBeInstanceOf(AuthenticationError);
+    expect(wrong).toBeInstanceOf(CodeloomError);
     expect(wrong.requestId).toMatch(/^req_/);
+    expect(wrong.headers?.['x-request-id']).toBe(wrong.requestId);
     expect(wrong.detail.length).toBeGreaterThan(0);
 
     const dup = await client.auth.register({ email, password: 'another password', name: 'Dup' }).catch((e: unknown) => e as CodeloomError);

@@ -38,16 +38,19 @@ describe.skipIf(!haveChromium)('@codeloom/client in a browser', () => {
       await page.route(`${origin}/**`, async (route) => {
         const url = new URL(route.request().url());
         if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>sdk</title><script type="module" src="/sdk.js"></script>' });
-        if (url.pathname === '/sdk.js') return route.fulfill({ contentType: 'text/javascript', body: `${bundle}\nwindow.CodeloomSDK = { Codeloom, CodeloomError };` });
+        if (url.pathname === '/sdk.js') return route.fulfill({ contentType: 'text/javascript', body: `${bundle}\nwindow.CodeloomSDK = { Codeloom, CodeGenClient, CodeloomError };` });
         const response = await route.fetch({ url: `${t.url}${url.pathname}${url.search}` });
         return route.fulfill({ response });
       });
       await page.goto(`${origin}/`);
       await page.waitForFunction(() => 'CodeloomSDK' in window);
       const outcome = await page.evaluate(async (base) => {
-        const { Codeloom, CodeloomError } = (window as unknown as { CodeloomSDK: { Codeloom: any; CodeloomError: any } }).CodeloomSDK;
-        const client = new Codeloom(null, { baseUrl: base, environment: 'sandbox' });
+        const { CodeGenClient, CodeloomError } = (window as unknown as { CodeloomSDK: { CodeGenClient: any; CodeloomError: any } }).CodeloomSDK;
+        // The spec's one-object form; no `process` here, so no CODELOOM_* variable is looked up.
+        const client = new CodeGenClient({ baseUrl: base, environment: 'sandbox' });
         await client.auth.register({ email: `browser-${Date.now()}@example.com`, password: 'browser password', name: 'Browser' });
+        const identity = await client.authenticate();
+        if (identity.credential.environment !== 'sandbox') throw new Error('not in the sandbox');
         const profile = await client.user.profile();
         const result = await client.generate({ prompt: 'REST API for todos', language: 'typescript' });
         let error: { code?: string; isInstance?: boolean } = {};

@@ -94,6 +94,13 @@ describe('every resource against a real server', () => {
     expect(pages).toEqual([2, 1]);
     expect((await c.projects.page(2, { limit: 2 })).data.map((p) => p.name)).toEqual(['Renamed']);
     expect((await c.projects.page(9, { limit: 2 })).data).toEqual([]);
+    // list({ page, limit }): awaiting gives that page, iterating walks from it.
+    const second: Page<Project> = await c.projects.list({ page: 2, limit: 2 });
+    expect(second.pagination).toEqual({ page: 2, limit: 2, total: 3, total_pages: 2 });
+    expect(second.data.map((p) => p.name)).toEqual(['Renamed']);
+    expect((await c.projects.list({ page: 2, limit: 1 }).toArray()).map((p) => p.name)).toEqual(['Second', 'Renamed']);
+    expect((await c.projects.files.list(project.id, { page: 2, limit: 1 })).pagination.page).toBe(2);
+    expect((await c.generations.list({ page: 1, limit: 1 })).pagination.limit).toBe(1);
 
     // A generation into a project saves its files there.
     const gen = await c.generate({ prompt: 'hello world', language: 'python', project_id: project.id });

@@ -59,8 +59,23 @@ describe('stream.generate over the WebSocket channel', () => {
     expect(CodeloomError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'cancelled', status: 499 });
     expect(await iterated).toMatchObject({ code: 'cancelled' });
-    expect(tokens.length).toBeLessThan(WORDS.length);
-    await fake.waitForAborts(1, 5_000); // the server aborted the upstream call
+    expect(tokens).toHaveLength(3); // not one token after the abort
+    await fake.waitForAborts(1, 5_000); // the server was told and aborted the upstream call
+  });
+
+  it('abort ends the iterator within one event-loop turn, also with tokens received but not yet read', async () => {
+    fake.script({ chunks: WORDS, chunkDelayMs: 5 });
+    const stream = client.stream.generate({ prompt: 'slow one', model: 'gpt-test' });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    await eventually(async () => (stream.text.split(' ').length > 6 ? true : undefined), 5_000, 5); // more tokens wait unread
+    stream.cancel();
+    const next = iterator.next().then((r) => ({ yielded: r }), (e: unknown) => ({ error: e as CodeloomError }));
+    const turn = new Promise((resolve) => setImmediate(() => resolve('still pending')));
+    const outcome = await Promise.race([next, turn]);
+    expect(outcome).toMatchObject({ error: { code: 'cancelled', status: 499 } });
+    expect(await stream.result.catch(fail)).toMatchObject({ code: 'cancelled' });
+    await fake.waitForAborts(1, 5_000);
   });
 
   it('cancel() before the connection is up, and an already-aborted signal', async () => {

@@ -1,8 +1,9 @@
 import { createInterface } from 'node:readline';
 import { clientFor, print, resolveBaseUrl, UsageError, type GlobalFlags } from '../cli-context.js';
 import { clearCredentials, credentialsPath, loadCredentials, saveCredentials } from '../credentials-store.js';
+import { printPage, type Paging } from '../paging.js';
 
-async function readSecret(prompt: string): Promise<string> {
+export async function readSecret(prompt: string): Promise<string> {
   if (!process.stdin.isTTY) {
     const rl = createInterface({ input: process.stdin });
     for await (const line of rl) { rl.close(); return line; }
@@ -28,18 +29,22 @@ async function readSecret(prompt: string): Promise<string> {
   });
 }
 
-/** `codeloom login`: with --email (password from --password, stdin or a prompt), or --api-key. */
+/**
+ * `codeloom login`: with --email (password from --password, stdin or a
+ * prompt), or --api-key. Nothing is saved until the server has accepted the
+ * credential, so a failed login leaves the previous one in place.
+ */
 export async function login(flags: GlobalFlags, opts: { email?: string; password?: string; apiKey?: string }): Promise<number> {
   const baseUrl = resolveBaseUrl(flags, loadCredentials());
   if (opts.apiKey) {
-    saveCredentials({ baseUrl, apiKey: opts.apiKey });
-    const who = await clientFor(flags).verify();
+    const who = await clientFor({ ...flags, baseUrl }, { credentials: { apiKey: opts.apiKey } }).verify();
+    saveCredentials({ baseUrl, apiKey: opts.apiKey, email: who.user.email });
     print(flags, { user: who.user, credential: who.credential }, `Signed in to ${baseUrl} as ${who.user.email} with an API key (${credentialsPath()}).`);
     return 0;
   }
   if (!opts.email) throw new UsageError('codeloom login --email EMAIL [--password PASSWORD] | --api-key KEY');
   const password = opts.password ?? (await readSecret('Password: '));
-  const client = clientFor(flags, { anonymous: true });
+  const client = clientFor({ ...flags, baseUrl }, { anonymous: true });
   const session = await client.auth.login({ email: opts.email, password });
   saveCredentials({ baseUrl, accessToken: session.accessToken, ...(session.refreshToken ? { refreshToken: session.refreshToken } : {}), email: session.user?.email ?? opts.email });
   print(flags, { user: session.user }, `Signed in to ${baseUrl} as ${session.user?.email ?? opts.email}${session.user ? ` (${session.user.plan} plan)` : ''}.`);
@@ -60,7 +65,7 @@ export async function whoami(flags: GlobalFlags): Promise<number> {
   return 0;
 }
 
-export async function keys(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { scopes?: string[] | undefined; expires?: string | undefined }): Promise<number> {
+export async function keys(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { scopes?: string[] | undefined; expires?: string | undefined; paging: Paging }): Promise<number> {
   const client = clientFor(flags);
   if (sub === 'create') {
     const name = args[0];
@@ -70,8 +75,8 @@ export async function keys(flags: GlobalFlags, sub: string | undefined, args: st
     return 0;
   }
   if (sub === 'list') {
-    const page = await client.apiKeys.page(1, { limit: 100 });
-    print(flags, page, page.data.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.scopes.join(',')}  last used ${k.last_used_at ?? 'never'}`).join('\n') || '(no keys)');
+    const page = await client.apiKeys.page(opts.paging.page, { limit: opts.paging.limit });
+    printPage(flags, page, (k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.scopes.join(',')}  last used ${k.last_used_at ?? 'never'}`, '(no keys)');
     return 0;
   }
   if (sub === 'revoke') {

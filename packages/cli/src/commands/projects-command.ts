@@ -1,11 +1,11 @@
 import { clientFor, print, UsageError, type GlobalFlags } from '../cli-context.js';
+import { printPage, type Paging } from '../paging.js';
 
-export async function projects(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { template?: string | undefined; description?: string | undefined }): Promise<number> {
+export async function projects(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { template?: string | undefined; description?: string | undefined; paging: Paging }): Promise<number> {
   const client = clientFor(flags);
   if (sub === 'list') {
-    const all = [];
-    for await (const p of client.projects.list()) all.push(p);
-    print(flags, all, all.map((p) => `${p.id}  ${p.name}  ${p.files_count} file(s)${p.template ? `  [${p.template}]` : ''}`).join('\n') || '(no projects)');
+    const page = await client.projects.page(opts.paging.page, { limit: opts.paging.limit });
+    printPage(flags, page, (p) => `${p.id}  ${p.name}  ${p.files_count} file(s)${p.template ? `  [${p.template}]` : ''}`, '(no projects)');
     return 0;
   }
   if (sub === 'create') {
@@ -16,15 +16,14 @@ export async function projects(flags: GlobalFlags, sub: string | undefined, args
   }
   if (sub === 'files') {
     const [id, path] = args;
-    if (!id) throw new UsageError('codeloom projects files PROJECT_ID [PATH]');
+    if (!id) throw new UsageError('codeloom projects files PROJECT_ID [PATH] [--page N] [--limit N]');
     if (path) {
       const file = await client.projects.files.get(id, path);
       if (flags.json) print(flags, file, ''); else process.stdout.write(file.content);
       return 0;
     }
-    const files = [];
-    for await (const f of client.projects.files.list(id)) files.push(f);
-    print(flags, files, files.map((f) => `${f.path}  (${f.size} bytes)`).join('\n') || '(no files)');
+    const page = await client.projects.files.page(id, opts.paging.page, { limit: opts.paging.limit });
+    printPage(flags, page, (f) => `${f.path}  (${f.size} bytes)`, '(no files)');
     return 0;
   }
   if (sub === 'templates') {

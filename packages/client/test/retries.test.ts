@@ -1,0 +1,125 @@
+/**
+ * Retries as the OpenAI SDK does them, against a small node:http server that
+ * answers what each test scripts (the SDK's transport is what is tested here;
+ * rate-limit.test.ts covers the real server's 429).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  APIConnectionError, AuthenticationError, CodeGenClient, CodeloomError, ConflictError, InternalServerError, NotFoundError,
+  PermissionDeniedError, RateLimitError, type RetryInfo,
+} from '../src/index.js';
+
+type Step = (req: IncomingMessage, res: ServerResponse) => void;
+const problem = (status: number, code: string, headers: Record<string, string> = {}): Step => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'x-request-id': `req_${code}`, ...headers });
+  res.end(JSON.stringify({ type: `/docs/errors#${code}`, title: code, status, code, detail: `scripted ${code}`, request_id: `req_${code}` }));
+};
+const ok: Step = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ data: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0 } })); };
+const hangUp: Step = (req) => { req.socket.destroy(); };
+
+describe('retries: connection errors, 408, 409, 429, 5xx', () => {
+  let server: Server;
+  let url: string;
+  let script: Step[] = [];
+  let hits: Array<{ at: number; path: string }> = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push({ at: Date.now(), path: req.url ?? '' });
+      req.resume();
+      req.on('end', () => (script.shift() ?? ok)(req, res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+  afterEach(() => { script = []; hits = []; });
+
+  const client = (options: ConstructorParameters<typeof CodeGenClient>[0] = {}) => new CodeGenClient({ apiKey: 'cl_live_test', baseUrl: url, ...options });
+
+  it('503 twice then 200: retried twice, counted by onRetry, with growing backoff', async () => {
+    script = [problem(503, 'service_unavailable'), problem(503, 'service_unavailable'), ok];
+    const retries: RetryInfo[] = [];
+    const page = await client({ onRetry: (info) => retries.push(info) }).projects.list();
+    expect(page.data).toEqual([]);
+    expect(hits).toHaveLength(3);
+    expect(retries.map((r) => [r.attempt, r.maxRetries, r.error.status, r.method, r.path])).toEqual([
+      [1, 2, 503, 'GET', '/api/v1/projects'], [2, 2, 503, 'GET', '/api/v1/projects'],
+    ]);
+    expect(retries[0]!.error).toBeInstanceOf(InternalServerError);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(500);
+    expect(retries[1]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('408, 409, 429, 500 and a dropped connection are retried; maxRetries bounds them', async () => {
+    const now = { 'retry-after': '0' }; // keeps the test short: Retry-After replaces the exponential backoff
+    script = [hangUp, problem(408, 'http_408', now), problem(409, 'lock_timeout', now), problem(429, 'rate_limited', now), problem(500, 'internal_error', now), ok];
+    const retries: RetryInfo[] = [];
+    await client({ maxRetries: 5, onRetry: (i) => retries.push(i) }).projects.list();
+    expect(retries.map((r) => r.error.status)).toEqual([0, 408, 409, 429, 500]);
+    expect(retries[0]!.error).toBeInstanceOf(APIConnectionError);
+
+    // Exhausted: the last failure is thrown, with its class and fields.
+    hits = [];
+    script = [problem(503, 'service_unavailable'), problem(503, 'service_unavailable'), problem(503, 'service_unavailable')];
+    const error = await client({ maxRetries: 1 }).projects.list().then(() => undefined, (e: unknown) => e as CodeloomError);
+    expect(hits).toHaveLength(2);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 503, code: 'service_unavailable', requestId: 'req_service_unavailable' });
+    expect(error!.headers?.['x-request-id']).toBe('req_service_unavailable');
+  });
+
+  it('per-call maxRetries overrides the client\'s; 4xx other than 408/409/429 are not retried', async () => {
+    script = [problem(503, 'service_unavailable'), ok];
+    const once = await client({ maxRetries: 0 }).projects.page(1, { maxRetries: 1 });
+    expect(once.data).toEqual([]);
+    expect(hits).toHaveLength(2);
+
+    hits = [];
+    script = [problem(503, 'service_unavailable'), ok];
+    const none = await client().projects.page(1, { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(none).toBeInstanceOf(InternalServerError);
+    expect(hits).toHaveLength(1);
+
+    for (const [status, code, Class] of [[401, 'invalid_token', AuthenticationError], [403, 'insufficient_scope', PermissionDeniedError], [404, 'not_found', NotFoundError]] as const) {
+      hits = [];
+      script = [problem(status, code), ok];
+      const e = await client().projects.get('prj_x').catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(Class);
+      expect(e).toBeInstanceOf(CodeloomError);
+      expect(CodeloomError.isInstance(e)).toBe(true);
+      expect(hits).toHaveLength(1);
+    }
+  });
+
+  it('waits at least Retry-After; x-should-retry: false stops retries; a 409 `conflict` is thrown at once as a ConflictError', async () => {
+    script = [problem(429, 'rate_limited', { 'retry-after': '1' }), ok];
+    const retries: RetryInfo[] = [];
+    await client({ onRetry: (i) => retries.push(i) }).projects.list();
+    expect(retries[0]!.error).toBeInstanceOf(RateLimitError);
+    expect(retries[0]!.error.retryAfter).toBe(1);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(1000);
+
+    hits = [];
+    script = [problem(503, 'service_unavailable', { 'x-should-retry': 'false' }), ok];
+    expect(await client().projects.list().then(() => undefined, (err: unknown) => err)).toBeInstanceOf(InternalServerError);
+    expect(hits).toHaveLength(1);
+
+    hits = [];
+    script = [problem(409, 'conflict'), ok]; // Codeloom's state conflicts (email taken, run finished) cannot change on a repeat
+    const e = await client().projects.list().then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(hits).toHaveLength(1);
+  });
+
+  it('an unreachable server is an APIConnectionError after the retries', async () => {
+    const retries: RetryInfo[] = [];
+    const e = await new CodeGenClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', maxRetries: 1, onRetry: (i) => retries.push(i) }).projects.list().then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(APIConnectionError);
+    expect(e).toMatchObject({ status: 0, code: 'connection_error' });
+    expect(retries).toHaveLength(1);
+  });
+});

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { ERROR_CODES, type StreamEvent } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
+import { asDependencyError } from '../../storage/dependency-errors.js';
 import { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Principal } from '../auth/principal.js';
 import { CancelledError } from '../generate/generation-service.js';
@@ -272,6 +273,7 @@ function problemData(code: keyof typeof ERROR_CODES, message?: string): ErrorDat
 }
 
 function toErrorData(error: unknown): ErrorData {
+  if (!(error instanceof AppError)) error = asDependencyError(error) ?? error;
   if (!(error instanceof AppError)) return problemData('internal_error');
   const data: ErrorData = problemData(error.code, error.message);
   if (error.extra.errors) data.errors = error.extra.errors;

@@ -8,6 +8,8 @@ import { RateLimiter } from './limits/rate-limiter.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
 import { CredentialResolver } from './modules/auth/credential-resolver.js';
+import { DbRevocationSource } from './modules/auth/revocation-source.js';
+import { CredentialWatch } from './modules/stream/credential-watch.js';
 import { KeyRing } from './modules/auth/key-ring.js';
 import { PasswordHasher } from './modules/auth/password-hasher.js';
 import { createMetrics } from './plugins/metrics.js';
@@ -38,11 +40,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis: Redis | undefined = config.redisUrl ? await createRedisClient(config.redisUrl, { commandTimeoutMs: config.redisTimeout }) : undefined;
   const prefix = options.redisPrefix ?? 'codeloom:';
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();
-  const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`) : new MemoryRevocationStore();
+  const revocationSource = new DbRevocationSource(store, config.accessTokenTtl);
+  const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`, revocationSource) : new MemoryRevocationStore(revocationSource);
   const keyRing = new KeyRing(store.signingKeys, config.tokenIssuer, config.audience);
   await keyRing.init();
   const auth = new AuthService(store, keyRing, new PasswordHasher(config.argon2MemoryKib), limits, revocations, config);
-  await auth.restoreRevocations();
+  await revocations.restore();
+  const credentialWatch = new CredentialWatch(redis, `${prefix}credentials`);
+  auth.attachCredentialEvents(credentialWatch);
   const rateLimiter = new RateLimiter(limits);
   const models = await buildModelRegistry(config);
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
@@ -60,7 +65,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     keyRing,
     auth,
     credentials: new CredentialResolver(store, keyRing, revocations),
-    apiKeys: new ApiKeysService(store, revocations),
+    apiKeys: new ApiKeysService(store, revocations, credentialWatch),
     rateLimiter,
     metrics: createMetrics(),
     models,
@@ -69,12 +74,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
     agents,
     runs,
     runEvents,
+    credentialWatch,
   };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runs.shutdown();
   await ctx.runEvents.close();
+  await ctx.credentialWatch.close();
   await ctx.models.close();
   await ctx.limits.close();
   await ctx.revocations.close();

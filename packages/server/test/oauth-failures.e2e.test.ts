@@ -79,11 +79,13 @@ describe('OAuth 2.0 failure cases', () => {
   });
 
   describe('the code exchange', () => {
-    it('refuses a wrong or missing code_verifier, and the failed attempt spends the code', async () => {
+    it('refuses a wrong or missing code_verifier; an error response does not spend the code (RFC 6749 §5.2)', async () => {
       const wrong = await codeFor();
       const other = await pkcePair();
       expect((await exchange(wrong, other.verifier)).body).toMatchObject({ error: 'invalid_grant' });
-      expect((await exchange(wrong)).body).toMatchObject({ error: 'invalid_grant' }); // the right verifier is too late now
+      const right = await exchange(wrong);
+      expect(right.status, right.text).toBe(200);
+      expect((await exchange(wrong)).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
 
       const missing = await codeFor();
       const res = await exchange(missing, null);
@@ -153,6 +155,12 @@ describe('OAuth 2.0 failure cases', () => {
       const first = (await exchange(c)).body;
       const refresh = (rt: string, scope?: string) => token({ grant_type: 'refresh_token', refresh_token: rt, client_id: c.client.client_id, client_secret: c.client.client_secret!, ...(scope ? { scope } : {}) });
       expect((await refresh(first.refresh_token, 'read:code write:code')).body).toMatchObject({ error: 'invalid_scope' });
+      // The error response spent nothing (RFC 6749 §5.2): the same refresh token still works, once, and the grant is intact.
+      const again = await refresh(first.refresh_token);
+      expect(again.status, again.text).toBe(200);
+      expect((await verify(first.access_token)).status).toBe(200);
+      expect((await verify(again.body.access_token)).status).toBe(200);
+      expect((await refresh(first.refresh_token)).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
 
       const wide = await codeFor();
       const w1 = (await exchange(wide)).body;

@@ -57,8 +57,8 @@ export class CredentialResolver {
 
   private async fromSessionToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
     const claims = await this.keys.verify(token);
-    const environment = sessionEnvironment(claims.env, envHeader);
     if (await this.revocations.isRevoked(claims.sid)) throw new AppError('invalid_token', 'The session was logged out or revoked.');
+    const environment = sessionEnvironment(claims.env, envHeader);
     const account = await this.account(claims.sub);
     if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
     return {

@@ -37,7 +37,14 @@ export async function createRedisClient(url: string, settings: RedisClientSettin
     retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
   });
   // Errors also reach the callers of the failed commands; without a listener ioredis would log each reconnect attempt.
-  redis.on('error', () => {});
-  await redis.connect();
+  let lastError: Error | undefined;
+  redis.on('error', (error: Error) => { lastError = error; });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    const where = new URL(url);
+    throw new Error(`Redis at ${where.hostname}:${where.port || 6379} is unreachable (${(lastError ?? (error as Error)).message}); start it or fix REDIS_URL`);
+  }
   return redis;
 }

@@ -21,7 +21,6 @@ export class LiveCredential {
   private expiresAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private untrack: (() => void) | undefined;
-  private checking: Promise<void> | undefined;
   /** Set once the credential is gone: every later check refuses with it. */
   private gone: AppError | undefined;
 
@@ -55,12 +54,7 @@ export class LiveCredential {
    * connection is closed (`lost`) and the error thrown. A dependency that is
    * down throws its 503 and leaves the connection open.
    */
-  verify(): Promise<void> {
-    this.checking ??= this.check().finally(() => { this.checking = undefined; });
-    return this.checking;
-  }
-
-  private async check(): Promise<void> {
+  async verify(): Promise<void> {
     if (this.gone) throw this.gone;
     if (!this.authorization) return;
     if (this.expiresAt !== undefined && this.expiresAt <= Date.now()) throw this.expire();

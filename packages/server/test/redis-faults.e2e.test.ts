@@ -60,11 +60,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis faults', () => {
     expect((await verify(live.token)).status).toBe(200);
   });
 
-  it('with Redis down every request answers within 1 s; /healthz 200, /readyz 503 naming redis; all is well within 5 s of its return', async () => {
-    const u = await registerUser(t.url, { ip: nextIp() });
-    const key = (await request(`${t.url}/api/v1/api-keys`, { token: u.token, body: { name: 'faults' } })).body.key as string;
-    await redis.stop();
-
+  async function expectFastFailures(u: Awaited<ReturnType<typeof registerUser>>, key: string) {
     const ip = nextIp();
     const calls: Array<[string, () => Promise<JsonResponse>]> = [
       ['healthz', () => request(`${t.url}/healthz`)],
@@ -95,8 +91,9 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis faults', () => {
       expect(res.body).toMatchObject({ code: 'service_unavailable' });
       if (name === 'readyz') expect(res.body.detail).toMatch(/redis/i);
     }
+  }
 
-    await redis.start();
+  async function expectRecovery(u: Awaited<ReturnType<typeof registerUser>>, key: string) {
     const back = Date.now();
     await until(async () => (await request(`${t.url}/api/v1/user/profile`, { token: u.token })).status === 200, 5_000);
     await until(ready, Math.max(0, 5_000 - (Date.now() - back)));
@@ -104,5 +101,30 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis faults', () => {
     const login = await request(`${t.url}/api/v1/auth/login`, { body: { email: u.email, password: u.password }, headers: { 'x-forwarded-for': nextIp() } });
     expect(login.status).toBe(200);
     expect((await verify(login.body.token)).status).toBe(200);
+  }
+
+  const userWithKey = async () => {
+    const u = await registerUser(t.url, { ip: nextIp() });
+    const key = (await request(`${t.url}/api/v1/api-keys`, { token: u.token, body: { name: 'faults' } })).body.key as string;
+    return { u, key };
+  };
+
+  it('with Redis down every request answers within 1 s; /healthz 200, /readyz 503 naming redis; all is well within 5 s of its return', async () => {
+    const { u, key } = await userWithKey();
+    await redis.stop();
+    await expectFastFailures(u, key);
+    await redis.start();
+    await expectRecovery(u, key);
+  });
+
+  it('with Redis hung (stopped, its connections open) every request likewise answers within 1 s, and service returns when it resumes', async () => {
+    const { u, key } = await userWithKey();
+    redis.pause();
+    try {
+      await expectFastFailures(u, key);
+    } finally {
+      redis.resume();
+    }
+    await expectRecovery(u, key);
   });
 });

@@ -22,7 +22,24 @@ const BACKGROUND: RedisOptions = { enableOfflineQueue: true, commandTimeout: und
  */
 export class FailFastRedis extends Redis {
   override duplicate(override?: Partial<RedisOptions>): Redis {
-    return super.duplicate({ ...BACKGROUND, ...override });
+    const copy = super.duplicate({ ...BACKGROUND, ...override });
+    // Outages are reported by /readyz and the failed commands; ioredis would otherwise print every reconnect attempt.
+    copy.on('error', () => {});
+    return copy;
+  }
+
+  /**
+   * A command that timed out means Redis is hung (stopped, overloaded, a
+   * dead link): reconnect, so the commands after it fail at once instead of
+   * each waiting out its own timeout. Reconnection completes when Redis
+   * answers again.
+   */
+  override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
+    const [command] = args;
+    command.promise.catch((error: unknown) => {
+      if (error instanceof Error && error.message === 'Command timed out' && this.status === 'ready') this.disconnect(true);
+    });
+    return super.sendCommand(...args);
   }
 }
 

@@ -49,6 +49,10 @@ export class PrivateRedis {
     throw new Error(`redis-server on port ${this.port} did not start`);
   }
 
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, like a hung server. */
+  pause(): void { this.child?.kill('SIGSTOP'); }
+  resume(): void { this.child?.kill('SIGCONT'); }
+
   /** Kills it (SIGKILL: no goodbye to the clients, nothing saved). */
   async stop(): Promise<void> {
     const child = this.child;

@@ -4,6 +4,9 @@ import type { CredentialEvents, CredentialRevoked } from '../auth/credential-eve
 
 type Recheck = () => void;
 
+/** After the announcement channel reconnects, the request-path client has had time to reconnect too. */
+const RECHECK_AFTER_RECONNECT_MS = 1_500;
+
 /**
  * Which open connections hold which account's credentials, on this
  * instance, and the broadcast that reaches every instance when a credential
@@ -29,6 +32,15 @@ export class CredentialWatch implements CredentialEvents {
       } catch { /* not ours */ }
     });
     void this.subscriber.subscribe(channel).catch(() => {});
+    // Announcements sent while this link was down are lost, and revocations made meanwhile are only in the
+    // database: once Redis is back (and the revocation store has noticed), every connection checks again.
+    let down = false;
+    this.subscriber.on('close', () => { down = true; });
+    this.subscriber.on('ready', () => {
+      if (!down) return;
+      down = false;
+      setTimeout(() => this.dispatch({ reason: 'session_revoked' }), RECHECK_AFTER_RECONNECT_MS).unref();
+    });
   }
 
   /** Registers a connection's recheck for an account; returns the unregister function. */

@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
+import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
+import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
+import { dropPgSchema } from './helpers/pg-schema.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
 import { HAVE_REDIS_SERVER, PrivateRedis } from './helpers/private-redis.js';
 
@@ -126,5 +128,49 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis faults', () => {
       redis.resume();
     }
     await expectRecovery(u, key);
+  });
+});
+
+describe.skipIf(!HAVE_REDIS_SERVER || !TEST_DATABASE_URL)('Redis restarting empty under two server processes on PostgreSQL', () => {
+  const schema = uniqueName('rflt');
+  let redis: PrivateRedis;
+  let a: SpawnedServer;
+  let b: SpawnedServer;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: redis.url };
+    a = await spawnServer(env);
+    b = await spawnServer(env);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+    await dropPgSchema(schema);
+  });
+
+  it('a session logged out on A, and an API key revoked on B, stay refused on both after Redis restarts empty', async () => {
+    const verify = (server: SpawnedServer, token: string) => request(`${server.url}/api/v1/auth/verify`, { token, headers: { 'x-forwarded-for': nextIp() } });
+    const out = await registerUser(a.url, { ip: nextIp() });
+    const keeper = await registerUser(a.url, { ip: nextIp() });
+    const key = (await request(`${b.url}/api/v1/api-keys`, { token: keeper.token, body: { name: 'gone' } })).body;
+    expect((await verify(a, key.key)).status).toBe(200); // now cached on A
+    expect((await request(`${a.url}/api/v1/auth/logout`, { method: 'POST', token: out.token })).status).toBe(200);
+    expect((await request(`${b.url}/api/v1/api-keys/${key.id}`, { method: 'DELETE', token: keeper.token })).status).toBe(200);
+
+    await redis.stop();
+    await redis.start();
+    for (const server of [a, b]) {
+      const deadline = Date.now() + 5_000;
+      while ((await request(`${server.url}/readyz`)).status !== 200) {
+        if (Date.now() > deadline) throw new Error('not ready within 5 s of Redis\'s return');
+        await sleep(100);
+      }
+    }
+    for (const server of [a, b]) {
+      expect((await verify(server, out.token)).status).toBe(401);
+      expect((await verify(server, key.key)).status).toBe(401);
+      expect((await verify(server, keeper.token)).status).toBe(200);
+    }
   });
 });

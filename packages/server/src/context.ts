@@ -15,6 +15,7 @@ import type { ProjectsService } from './modules/projects/projects-service.js';
 import type { AgentsService } from './modules/agents/agents-service.js';
 import type { RunsService } from './modules/runs/runs-service.js';
 import type { RunEventBus } from './modules/runs/run-events.js';
+import type { CredentialWatch } from './modules/stream/credential-watch.js';
 
 /** Everything the routes need, built once in buildApp and closed in reverse on shutdown. */
 export interface AppContext {
@@ -35,4 +36,6 @@ export interface AppContext {
   agents: AgentsService;
   runs: RunsService;
   runEvents: RunEventBus;
+  /** Open WebSocket connections by account, told of revocations on every instance. */
+  credentialWatch: CredentialWatch;
 }

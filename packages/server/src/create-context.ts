@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config/load-config.js';
 import type { AppContext } from './context.js';
 import { MemoryLimitStore } from './limits/memory-limit-store.js';
@@ -8,11 +8,14 @@ import { RateLimiter } from './limits/rate-limiter.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
 import { CredentialResolver } from './modules/auth/credential-resolver.js';
+import { DbRevocationSource } from './modules/auth/revocation-source.js';
+import { CredentialWatch } from './modules/stream/credential-watch.js';
 import { KeyRing } from './modules/auth/key-ring.js';
 import { PasswordHasher } from './modules/auth/password-hasher.js';
 import { createMetrics } from './plugins/metrics.js';
 import { migrateToLatest, openDatabase, type DatabaseOptions } from './storage/open-database.js';
 import { createStore } from './storage/store.js';
+import { createRedisClient } from './storage/redis-client.js';
 import { buildModelRegistry } from './providers/build-registry.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
@@ -31,21 +34,20 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
   await migrateToLatest(handle);
   const store = createStore(handle);
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
-    await redis.connect();
-  }
+  const redis: Redis | undefined = config.redisUrl ? await createRedisClient(config.redisUrl, { commandTimeoutMs: config.redisTimeout }) : undefined;
   const prefix = options.redisPrefix ?? 'codeloom:';
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();
-  const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`) : new MemoryRevocationStore();
-  const keyRing = new KeyRing(store.signingKeys, config.issuer!, config.audience);
+  const revocationSource = new DbRevocationSource(store, config.accessTokenTtl);
+  const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`, revocationSource) : new MemoryRevocationStore(revocationSource);
+  const keyRing = new KeyRing(store.signingKeys, config.tokenIssuer, config.audience);
   await keyRing.init();
   const auth = new AuthService(store, keyRing, new PasswordHasher(config.argon2MemoryKib), limits, revocations, config);
-  await auth.restoreRevocations();
+  await revocations.restore();
+  const credentialWatch = new CredentialWatch(redis, `${prefix}credentials`);
+  auth.attachCredentialEvents(credentialWatch);
   const rateLimiter = new RateLimiter(limits);
   const models = await buildModelRegistry(config);
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
@@ -63,7 +65,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     keyRing,
     auth,
     credentials: new CredentialResolver(store, keyRing, revocations),
-    apiKeys: new ApiKeysService(store, revocations),
+    apiKeys: new ApiKeysService(store, revocations, credentialWatch),
     rateLimiter,
     metrics: createMetrics(),
     models,
@@ -72,12 +74,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
     agents,
     runs,
     runEvents,
+    credentialWatch,
   };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runs.shutdown();
   await ctx.runEvents.close();
+  await ctx.credentialWatch.close();
   await ctx.models.close();
   await ctx.limits.close();
   await ctx.revocations.close();

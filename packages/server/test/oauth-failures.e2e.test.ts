@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { connect as connectWs, type WsClient } from './helpers/ws-client.js';
 import { CALLBACK, TEST_ISSUER, FormBrowser, discover, pkcePair, registerClient, signInAndDecide } from './helpers/oauth.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,11 +80,13 @@ describe('OAuth 2.0 failure cases', () => {
   });
 
   describe('the code exchange', () => {
-    it('refuses a wrong or missing code_verifier, and the failed attempt spends the code', async () => {
+    it('refuses a wrong or missing code_verifier; an error response does not spend the code (RFC 6749 §5.2)', async () => {
       const wrong = await codeFor();
       const other = await pkcePair();
       expect((await exchange(wrong, other.verifier)).body).toMatchObject({ error: 'invalid_grant' });
-      expect((await exchange(wrong)).body).toMatchObject({ error: 'invalid_grant' }); // the right verifier is too late now
+      const right = await exchange(wrong);
+      expect(right.status, right.text).toBe(200);
+      expect((await exchange(wrong)).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
 
       const missing = await codeFor();
       const res = await exchange(missing, null);
@@ -153,6 +156,12 @@ describe('OAuth 2.0 failure cases', () => {
       const first = (await exchange(c)).body;
       const refresh = (rt: string, scope?: string) => token({ grant_type: 'refresh_token', refresh_token: rt, client_id: c.client.client_id, client_secret: c.client.client_secret!, ...(scope ? { scope } : {}) });
       expect((await refresh(first.refresh_token, 'read:code write:code')).body).toMatchObject({ error: 'invalid_scope' });
+      // The error response spent nothing (RFC 6749 §5.2): the same refresh token still works, once, and the grant is intact.
+      const again = await refresh(first.refresh_token);
+      expect(again.status, again.text).toBe(200);
+      expect((await verify(first.access_token)).status).toBe(200);
+      expect((await verify(again.body.access_token)).status).toBe(200);
+      expect((await refresh(first.refresh_token)).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
 
       const wide = await codeFor();
       const w1 = (await exchange(wide)).body;
@@ -162,6 +171,36 @@ describe('OAuth 2.0 failure cases', () => {
       const full = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, client_id: wide.client.client_id, client_secret: wide.client.client_secret! });
       expect(full.body.scope).toBe('read:code write:code');
     });
+  });
+
+  it('revoking an OAuth token (RFC 7009), replaying its refresh token or deleting its client closes the sockets that hold it (4401)', async () => {
+    const form = (c: Awaited<ReturnType<typeof codeFor>>, extra: Record<string, string>) =>
+      new URLSearchParams({ client_id: c.client.client_id, client_secret: c.client.client_secret!, ...extra }).toString();
+    const formHeaders = { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': nextIp() };
+    const expectClosed = async (ws: WsClient) => {
+      expect((await ws.closed).code).toBe(4401);
+      expect(ws.frames.find((f) => f.event === 'error')).toMatchObject({ data: { status: 401, code: 'invalid_token' } });
+    };
+
+    const revoked = await codeFor();
+    const t1 = (await exchange(revoked)).body;
+    const ws1 = await connectWs(t.url, t1.access_token);
+    expect((await request(`${t.url}/oauth/revoke`, { raw: form(revoked, { token: t1.refresh_token }), headers: formHeaders })).status).toBe(200);
+    await expectClosed(ws1);
+
+    const replayed = await codeFor();
+    const t2 = (await exchange(replayed)).body;
+    const ws2 = await connectWs(t.url, t2.access_token);
+    const rotate = () => request(`${t.url}/oauth/token`, { raw: form(replayed, { grant_type: 'refresh_token', refresh_token: t2.refresh_token }), headers: formHeaders });
+    expect((await rotate()).status).toBe(200);
+    expect((await rotate()).status).toBe(400);
+    await expectClosed(ws2);
+
+    const deleted = await codeFor();
+    const t3 = (await exchange(deleted)).body;
+    const ws3 = await connectWs(t.url, t3.access_token);
+    expect((await request(`${t.url}/api/v1/oauth/clients/${deleted.client.client_id}`, { method: 'DELETE', token: deleted.developer.token })).status).toBe(200);
+    await expectClosed(ws3);
   });
 
   it('a token stops working once its client is deleted', async () => {

@@ -78,11 +78,17 @@ describe('WebSocket /api/v1/stream: authentication and access', () => {
     await Promise.all([bye(a), bye(b)]);
   });
 
-  it('answers a second auth frame with a 409 error and keeps the connection', async () => {
+  it('a second auth frame renews the credential for the same account; another account\'s gets a 409 and the connection stays', async () => {
     const c = await connect(t.url, { token: apiKey });
-    await c.waitFor((f) => f.event === 'connected');
+    const first = await c.waitFor((f) => f.event === 'connected');
     c.send({ type: 'auth', token: user.token });
-    expect(await c.waitFor((f) => f.event === 'error')).toMatchObject({ data: { status: 409, code: 'conflict' } });
+    const renewed = await c.waitFor((f) => f.event === 'connected', c.frames.indexOf(first) + 1);
+    expect(renewed.data).toEqual(first.data);
+    await expectUsable(c, 'after-renewal');
+    const stranger = await registerUser(t.url, { ip: nextIp() });
+    const mark = c.frames.length;
+    c.send({ type: 'auth', token: stranger.token });
+    expect(await c.waitFor((f) => f.event === 'error', mark)).toMatchObject({ data: { status: 409, code: 'conflict' } });
     await expectUsable(c, 'after-second-auth');
     await bye(c);
   });

@@ -30,4 +30,15 @@ describe('loadConfig', () => {
     expect(c.openaiModels).toEqual(['a', 'b', 'c']);
     expect(c.trustProxy).toBe(true);
   });
+
+  it('derives the issuers: one token issuer whatever HOST and PORT, else from CODELOOM_PUBLIC_URL or CODELOOM_ISSUER', () => {
+    const [a, b] = [loadConfig({ PORT: '8081' }), loadConfig({ PORT: '8082', HOST: '0.0.0.0' })];
+    expect(a.tokenIssuer).toBe('codeloom');
+    expect(b.tokenIssuer).toBe(a.tokenIssuer);
+    expect(a.issuer).toBe('http://127.0.0.1:8081');
+    const lb = loadConfig({ PORT: '8081', CODELOOM_PUBLIC_URL: 'https://codeloom.example.com/' });
+    expect(lb).toMatchObject({ publicUrl: 'https://codeloom.example.com', issuer: 'https://codeloom.example.com', tokenIssuer: 'https://codeloom.example.com' });
+    const explicit = loadConfig({ CODELOOM_PUBLIC_URL: 'https://codeloom.example.com', CODELOOM_ISSUER: 'https://id.example.com' });
+    expect(explicit).toMatchObject({ issuer: 'https://id.example.com', tokenIssuer: 'https://id.example.com' });
+  });
 });

@@ -1,4 +1,5 @@
 import { SETTINGS, type SettingDef } from './config-schema.js';
+import { resolveIssuers, type DerivedSettings } from './issuer.js';
 
 type KindValue<K extends SettingDef['kind']> = K extends 'int' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string;
 type Setting = (typeof SETTINGS)[number];
@@ -7,7 +8,7 @@ type Required<S> = S extends { default: string } ? true : false;
 export type Config = Readonly<
   { [S in Setting as Required<S> extends true ? S['key'] : never]: KindValue<S['kind']> } & {
     [S in Setting as Required<S> extends true ? never : S['key']]?: KindValue<S['kind']>;
-  }
+  } & DerivedSettings
 >;
 
 export class ConfigError extends Error {
@@ -70,6 +71,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
   if (problems.length) throw new ConfigError(problems);
   Object.assign(out, overrides);
-  if (!out.issuer) out.issuer = `http://${out.host}:${out.port}`;
+  resolveIssuers(out);
   return Object.freeze(out) as Config;
 }

@@ -33,7 +33,8 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
     const subject = principal ? RateLimiter.subjectFor(principal.user.id, principal.environment) : `ip:${request.ip}:${anonymousEnv(request)}`;
     const plan = principal ? principal.org.plan : 'free';
     if (config.rateLimit === false) {
-      setRateHeaders(reply, await ctx.rateLimiter.peek(subject, plan));
+      // Probes report the headers when they can, but never fail because Redis is down (/healthz touches nothing it needs).
+      setRateHeaders(reply, await ctx.rateLimiter.peek(subject, plan).catch(() => undefined));
     } else {
       const admission = await ctx.rateLimiter.admit(subject, plan);
       setRateHeaders(reply, admission.report);

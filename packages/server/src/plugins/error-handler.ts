@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorCode } from '@codeloom/protocol';
 import { AppError } from '../errors.js';
+import { asDependencyError } from '../storage/dependency-errors.js';
 import { sendProblem } from './problem.js';
 import { toValidationErrors } from './validation.js';
 
@@ -36,6 +37,12 @@ export function registerErrorHandler(app: FastifyInstance) {
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.info({ err: error }, 'client error');
       return sendProblem(request, reply, 'validation_failed', error.message);
+    }
+    const down = asDependencyError(error);
+    if (down) {
+      request.log.warn({ err: error }, 'dependency unavailable');
+      reply.headers(down.extra.headers ?? {});
+      return sendProblem(request, reply, down.code, down.message);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, 'internal_error');

@@ -22,6 +22,10 @@ export interface DatabaseOptions {
   pgSchema?: string;
   /** SQLite file path; ':memory:' for tests that need no file. */
   sqliteFile?: string;
+  /** PostgreSQL: ms to wait for a connection, new or pooled (then the query fails and the request answers 503). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: longest a statement may run, in ms. */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -32,6 +36,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.default.Pool({
       connectionString: options.databaseUrl,
       max: 10,
+      // Fail fast when PostgreSQL is down or hung; the pool reconnects on its own once it is back.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      query_timeout: (options.statementTimeoutMs ?? 10_000) + 1_000,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     });
     pool.on('error', () => { /* a dropped idle client is replaced on next use; readiness reports real outages */ });

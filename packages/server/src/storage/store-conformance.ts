@@ -103,7 +103,7 @@ export function runStoreConformance(name: string, createStore: () => Promise<{ s
         const a = await account();
         const { id } = await session(a.user.id, 'r1');
         await store.sessions.rotate('r1', 'r2', inSeconds(3600));
-        expect(await store.sessions.rotate('r1', 'x', inSeconds(3600))).toEqual({ status: 'reused', sessionId: id });
+        expect(await store.sessions.rotate('r1', 'x', inSeconds(3600))).toEqual({ status: 'reused', sessionId: id, userId: a.user.id });
         expect(await store.sessions.isRevoked(id)).toBe(true);
         expect(await store.sessions.rotate('r2', 'r3', inSeconds(3600))).toEqual({ status: 'invalid' });
       });
@@ -181,6 +181,22 @@ export function runStoreConformance(name: string, createStore: () => Promise<{ s
         expect(await store.apiKeys.revoke(a.user.id, 'production', k.id)).toBe(true);
         expect((await store.apiKeys.findByHash('h-mine'))!.revoked_at).toMatch(ISO);
         expect(await store.apiKeys.revoke(a.user.id, 'production', k.id)).toBe(false);
+      });
+
+      it('answers whether a key is revoked, and lists the keys revoked since a time (the revocation store reloads from them)', async () => {
+        const a = await account();
+        const before = new Date(Date.now() - 1000).toISOString();
+        const k = await key(a.user.id, 'gone', { hash: 'h-gone' });
+        const kept = await key(a.user.id, 'kept', { hash: 'h-kept' });
+        expect(await store.apiKeys.isRevoked(k.id)).toBe(false);
+        await store.apiKeys.revoke(a.user.id, 'production', k.id);
+        expect(await store.apiKeys.isRevoked(k.id)).toBe(true);
+        expect(await store.apiKeys.isRevoked(kept.id)).toBe(false);
+        expect(await store.apiKeys.isRevoked('key_unknown')).toBe(true);
+        const since = await store.apiKeys.revokedSince(before);
+        expect(since).toContain(k.id);
+        expect(since).not.toContain(kept.id);
+        expect(await store.apiKeys.revokedSince(new Date(Date.now() + 60_000).toISOString())).not.toContain(k.id);
       });
 
       it('records the last use', async () => {

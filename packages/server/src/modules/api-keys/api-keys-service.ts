@@ -4,8 +4,9 @@ import type { Store } from '../../storage/store.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { mintApiKey } from '../auth/secrets.js';
-import { KEY_CACHE_TTL_MS, apiKeyRevocationId } from '../auth/credential-resolver.js';
+import { API_KEY_REVOCATION_TTL_SEC, apiKeyRevocationId } from '../auth/credential-resolver.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
 import { paginate, type Page } from '../pagination.js';
 
 const toApiKey = (r: ApiKeyRecord): ApiKey => ({
@@ -14,7 +15,7 @@ const toApiKey = (r: ApiKeyRecord): ApiKey => ({
 });
 
 export class ApiKeysService {
-  constructor(private readonly store: Store, private readonly revocations: RevocationStore) {}
+  constructor(private readonly store: Store, private readonly revocations: RevocationStore, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
 
   async create(principal: Principal, body: CreateApiKeyBody): Promise<CreatedApiKey> {
     const granted = PLANS[principal.org.plan].permissions;
@@ -44,6 +45,7 @@ export class ApiKeysService {
   async revoke(principal: Principal, id: string): Promise<void> {
     if (!(await this.store.apiKeys.revoke(principal.user.id, principal.environment, id))) throw notFound('API key');
     // Instances may hold the key record in cache for KEY_CACHE_TTL_MS; the revocation store reaches all of them now.
-    await this.revocations.revoke(apiKeyRevocationId(id), Math.ceil(KEY_CACHE_TTL_MS / 1000) * 2);
+    await this.revocations.revoke(apiKeyRevocationId(id), API_KEY_REVOCATION_TTL_SEC);
+    this.events.revoked({ userId: principal.user.id, reason: 'api_key_revoked' });
   }
 }

@@ -9,6 +9,7 @@ import type { KeyRing } from './key-ring.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from './principal.js';
 import { mintRefreshToken, sha256 } from './secrets.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from './credential-events.js';
 
 export interface AuthSettings {
   accessTokenTtl: number;
@@ -21,6 +22,8 @@ export interface AuthSettings {
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export class AuthService {
+  private events: CredentialEvents = NO_CREDENTIAL_EVENTS;
+
   constructor(
     private readonly store: Store,
     private readonly keys: KeyRing,
@@ -29,6 +32,11 @@ export class AuthService {
     private readonly revocations: RevocationStore,
     private readonly settings: AuthSettings,
   ) {}
+
+  /** Who hears of logouts and revoked sessions (the streaming channel closes their sockets). */
+  attachCredentialEvents(events: CredentialEvents): void {
+    this.events = events;
+  }
 
   async register(body: RegisterBody, environment: Environment): Promise<AuthResponse> {
     const email = body.email.trim();
@@ -92,6 +100,7 @@ export class AuthService {
     const result = await this.store.sessions.rotate(sha256(refreshToken), next.hash, this.refreshExpiry());
     if (result.status === 'reused') {
       await this.revocations.revoke(result.sessionId, this.settings.accessTokenTtl);
+      this.events.revoked({ userId: result.userId, reason: 'session_revoked' });
       throw new AppError('invalid_token', 'This refresh token was already used; the session has been revoked for safety. Sign in again.');
     }
     if (result.status === 'invalid') throw new AppError('invalid_token', 'The refresh token is unknown, expired or revoked.');
@@ -104,12 +113,7 @@ export class AuthService {
     if (!principal.sessionId) throw new AppError('forbidden', 'Only a session token can be logged out; revoke API keys with DELETE /api/v1/api-keys/{id}.');
     await this.store.sessions.revoke(principal.sessionId, 'logout');
     await this.revocations.revoke(principal.sessionId, this.settings.accessTokenTtl);
-  }
-
-  /** At start: make sure this instance's revocation store knows every session revoked within one access-token lifetime. */
-  async restoreRevocations(): Promise<void> {
-    const since = new Date(Date.now() - this.settings.accessTokenTtl * 1000).toISOString();
-    for (const sid of await this.store.sessions.revokedSince(since)) await this.revocations.revoke(sid, this.settings.accessTokenTtl);
+    this.events.revoked({ userId: principal.user.id, reason: 'logout' });
   }
 
   private refreshExpiry() {

@@ -24,6 +24,8 @@ const TOUCH_EVERY_MS = 60_000;
 const ACCOUNT_TTL_MS = 1_000;
 export const KEY_CACHE_TTL_MS = 5_000;
 export const apiKeyRevocationId = (keyId: string) => `key:${keyId}`;
+/** How long a revoked key stays in the revocation store: past every instance's cached copy of its record. */
+export const API_KEY_REVOCATION_TTL_SEC = Math.ceil(KEY_CACHE_TTL_MS / 1000) * 2;
 
 /** Turns `Authorization: Bearer …` into a Principal. The credential's form says what it is. */
 export class CredentialResolver {
@@ -56,6 +58,7 @@ export class CredentialResolver {
   private async fromSessionToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
     const claims = await this.keys.verify(token);
     if (await this.revocations.isRevoked(claims.sid)) throw new AppError('invalid_token', 'The session was logged out or revoked.');
+    const environment = sessionEnvironment(claims.env, envHeader);
     const account = await this.account(claims.sub);
     if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
     return {
@@ -64,8 +67,9 @@ export class CredentialResolver {
       org: account.org,
       // A session acts with everything the plan grants today, so an upgrade or downgrade applies at once.
       scopes: [...PLANS[account.org.plan].permissions],
-      environment: envHeader ?? 'production',
+      environment,
       sessionId: claims.sid,
+      expiresAt: claims.exp * 1000,
     };
   }
 
@@ -80,6 +84,7 @@ export class CredentialResolver {
       org: account.org,
       scopes: narrowToPlan(record.scopes, account.org.plan),
       environment: envHeader ?? 'production',
+      expiresAt: Date.parse(record.expires_at),
     };
   }
 
@@ -107,8 +112,22 @@ export class CredentialResolver {
       scopes: narrowToPlan(record.scopes, account.org.plan),
       environment: record.environment === 'sandbox' ? 'sandbox' : (envHeader ?? 'production'),
       apiKeyId: record.id,
+      ...(record.expires_at ? { expiresAt: Date.parse(record.expires_at) } : {}),
     };
   }
+}
+
+/**
+ * A session is valid only where it was signed in: one started in the
+ * sandbox (`env` claim) stays there — asking for production is refused, as
+ * with a test key — while a production session may still choose the sandbox.
+ */
+function sessionEnvironment(claim: string, envHeader: Environment | undefined): Environment {
+  if (claim === 'sandbox') {
+    if (envHeader === 'production') throw new AppError('forbidden', 'This session was started in the sandbox and cannot be used in production; sign in without X-Environment: sandbox.');
+    return 'sandbox';
+  }
+  return envHeader ?? 'production';
 }
 
 export function parseEnvironment(value: string | undefined): Environment | undefined {

@@ -10,4 +10,6 @@ export interface Principal {
   environment: Environment;
   sessionId?: string;
   apiKeyId?: string;
+  /** When the credential stops being valid (ms since the epoch); absent when it does not expire. */
+  expiresAt?: number;
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamEvent } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
+import { asDependencyError } from '../../storage/dependency-errors.js';
 import { ERROR_CODES } from '@codeloom/protocol';
 import { CancelledError } from './generation-service.js';
 
@@ -42,8 +43,8 @@ export async function sendAsSse(
     if (error instanceof CancelledError && abort.signal.aborted) {
       request.log.info({ reqId: id }, 'client left a streamed generation; upstream aborted');
     } else {
-      const problem = error instanceof AppError ? error : new AppError('internal_error');
-      if (!(error instanceof AppError)) request.log.error({ err: error }, 'streamed generation failed');
+      const problem = error instanceof AppError ? error : asDependencyError(error) ?? new AppError('internal_error');
+      if (!(error instanceof AppError) && !asDependencyError(error)) request.log.error({ err: error }, 'streamed generation failed');
       await write({ event: 'error', id, data: { status: ERROR_CODES[problem.code].status, code: problem.code, message: problem.message } });
     }
   } finally {

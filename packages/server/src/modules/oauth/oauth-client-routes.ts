@@ -9,7 +9,7 @@ import { OAuthClientsService } from './oauth-clients-service.js';
 /** /api/v1/oauth/clients: managed with a session token only, like API keys (an OAuth token cannot register clients). */
 export const oauthClientRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const clients = new OAuthClientsService(ctx.store);
+  const clients = new OAuthClientsService(ctx.store, ctx.credentialWatch);
   const config = { auth: 'any', sessionOnly: true } as const;
   const tags = ['OAuth 2.0'];
   const security = [{ bearer: [] }];

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { sha256 } from '../auth/secrets.js';
 import { paginate, type Page } from '../pagination.js';
 import { mintOAuthSecret } from './oauth-secrets.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -27,7 +28,7 @@ export function redirectUriProblem(uri: string): string | undefined {
 
 /** Registration of OAuth clients by signed-in users; an owner sees and deletes only their own. */
 export class OAuthClientsService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
 
   async create(principal: Principal, body: CreateOAuthClientBody): Promise<CreatedOAuthClient> {
     const name = body.name.trim();
@@ -64,5 +65,7 @@ export class OAuthClientsService {
   /** Deleting a client deletes its codes, grants and tokens with it: every token it holds stops working at once. */
   async delete(principal: Principal, id: string): Promise<void> {
     if (!(await this.store.oauthClients.delete(principal.user.id, id))) throw notFound('OAuth client');
+    // Whose tokens these were is gone with them: every open connection checks its credential again.
+    this.events.revoked({ reason: 'oauth_revoked' });
   }
 }

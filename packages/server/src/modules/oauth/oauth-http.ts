@@ -1,6 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { asDependencyError } from '../../storage/dependency-errors.js';
 import { toValidationErrors } from '../../plugins/validation.js';
 import { renderErrorPage } from './pages/oauth-pages.js';
 import { sendPage } from './pages/page-layout.js';
@@ -65,6 +66,8 @@ export function registerOAuthErrorHandler(app: FastifyInstance) {
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(400, 'invalid_request', 'Send the body as application/x-www-form-urlencoded (or application/json).');
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(413, 'invalid_request', 'The body is too large.');
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return send(400, 'invalid_request', error.message);
+    const down = asDependencyError(error);
+    if (down) return send(503, 'temporarily_unavailable', down.message, down.extra.headers);
     request.log.error({ err: error }, 'unhandled error');
     return send(500, 'server_error', 'Something went wrong on our side.');
   });
@@ -81,6 +84,7 @@ export function registerPageErrorHandler(app: FastifyInstance) {
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendPage(reply, error.statusCode === 415 ? 415 : 400, renderErrorPage({ title: 'Something is wrong with this request', message: 'The form could not be read. Go back and try again.' }));
     }
+    if (asDependencyError(error)) return sendPage(reply, 503, renderErrorPage({ title: 'Codeloom is unavailable', message: 'A service Codeloom needs is unreachable. Try again in a moment.' }));
     request.log.error({ err: error }, 'unhandled error');
     return sendPage(reply, 500, renderErrorPage({ title: 'Something went wrong', message: 'Codeloom could not complete the request. Nothing was shared.' }));
   });

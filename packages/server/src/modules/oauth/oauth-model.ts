@@ -5,6 +5,7 @@ import type { OAuthClientRecord } from '../../storage/repos/oauth-clients-repo.j
 import type { NewOAuthToken } from '../../storage/repos/oauth-grants-repo.js';
 import { sha256 } from '../auth/secrets.js';
 import { hashesMatch, mintOAuthSecret } from './oauth-secrets.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
 
 export const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'] as const;
 
@@ -25,6 +26,8 @@ export interface OAuthUser extends OAuth2Server.User {
   id: string;
   grantId?: string;
   grantScopes?: Permission[];
+  /** The refresh token being exchanged (its hash): spent in saveToken, once every check has passed. */
+  refreshHash?: string;
 }
 
 const toLibraryClient = (record: OAuthClientRecord): LibraryClient => ({ id: record.id, redirectUris: record.redirectUris, grants: [...SUPPORTED_GRANTS], record });
@@ -40,7 +43,12 @@ const iso = (d: Date | undefined) => (d ?? new Date()).toISOString();
  * clients up by id only, as RFC 6749 §4.1.1 has no secret there.
  */
 export class OAuthModel implements OAuth2Server.AuthorizationCodeModel, OAuth2Server.RefreshTokenModel {
-  constructor(private readonly store: Store, private readonly checkSecrets: boolean) {}
+  constructor(private readonly store: Store, private readonly checkSecrets: boolean, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
+
+  /** A grant (or every grant of a replayed code) was revoked: open connections of its user check their credentials again. */
+  private revoked(userId: string): void {
+    this.events.revoked({ userId, reason: 'oauth_revoked' });
+  }
 
   async findClient(clientId: string): Promise<LibraryClient | undefined> {
     const record = await this.store.oauthClients.findById(clientId);
@@ -84,6 +92,7 @@ export class OAuthModel implements OAuth2Server.AuthorizationCodeModel, OAuth2Se
     if (!row) return false;
     if (row.used_at) {
       await this.store.oauthGrants.revokeReplayedCode(codeHash);
+      this.revoked(row.userId);
       throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code was already used; the tokens it issued have been revoked');
     }
     const client = await this.findClient(row.clientId);
@@ -94,12 +103,14 @@ export class OAuthModel implements OAuth2Server.AuthorizationCodeModel, OAuth2Se
     };
   }
 
-  /** Spends the code; a second spender (a concurrent replay) loses and revokes whatever the first one issues. */
-  async revokeAuthorizationCode(code: OAuth2Server.AuthorizationCode): Promise<boolean> {
-    const codeHash = sha256(code.authorizationCode);
-    const spent = await this.store.oauthGrants.spendCode(codeHash);
-    if (!spent) await this.store.oauthGrants.revokeReplayedCode(codeHash);
-    return spent;
+  /**
+   * The library calls this before it checks PKCE, the redirect URI and the
+   * scope. Spending here would let an error response consume the code
+   * (RFC 6749 §5.2 forbids it), so the code is spent in saveToken, which
+   * the library reaches only when every check has passed.
+   */
+  async revokeAuthorizationCode(): Promise<boolean> {
+    return true;
   }
 
   async saveToken(token: OAuth2Server.Token, client: OAuth2Server.Client, user: OAuth2Server.User): Promise<OAuth2Server.Token> {
@@ -112,15 +123,28 @@ export class OAuthModel implements OAuth2Server.AuthorizationCodeModel, OAuth2Se
     let grantId: string;
     if (token.authorizationCode) {
       const codeHash = sha256(token.authorizationCode);
+      // Spent now, atomically: a second spender (a concurrent replay) loses and revokes whatever the first one issues.
+      if (!(await grants.spendCode(codeHash))) {
+        await grants.revokeReplayedCode(codeHash);
+        this.revoked(u.id);
+        throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code is invalid');
+      }
       grantId = await grants.createGrant({ clientId: client.id, userId: u.id, codeHash, scopes, tokens: [access, ...refresh(scopes)] });
       // Checked after the grant is committed, so a replay racing this exchange revokes it either here or there.
       if (await grants.wasReplayed(codeHash)) {
         await grants.revokeGrant(grantId, 'code_replay');
+        this.revoked(u.id);
         throw new OAuth2Server.InvalidGrantError('Invalid grant: authorization code was used twice; the tokens it issued have been revoked');
       }
     } else {
-      if (!u.grantId) throw new OAuth2Server.ServerError('Server error: refresh without a grant');
+      if (!u.grantId || !u.refreshHash) throw new OAuth2Server.ServerError('Server error: refresh without a grant');
       grantId = u.grantId;
+      // Rotation, once every check has passed: losing the race to spend the old refresh token is reuse.
+      if (!(await grants.spendRefreshToken(u.refreshHash))) {
+        await grants.revokeGrant(grantId, 'refresh_reuse');
+        this.revoked(u.id);
+        throw new OAuth2Server.InvalidGrantError('Invalid grant: refresh token is invalid or could not be revoked');
+      }
       await grants.addTokens(grantId, [access, ...refresh(u.grantScopes ?? scopes)]);
       if (await grants.isGrantRevoked(grantId)) throw new OAuth2Server.InvalidGrantError('Invalid grant: this grant was revoked');
     }
@@ -140,19 +164,21 @@ export class OAuthModel implements OAuth2Server.AuthorizationCodeModel, OAuth2Se
     if (!row || row.kind !== 'refresh' || row.revoked_at || row.grant.revoked_at) return false;
     if (row.used_at) {
       await this.store.oauthGrants.revokeGrant(row.grantId, 'refresh_reuse');
+      this.revoked(row.grant.userId);
       throw new OAuth2Server.InvalidGrantError('Invalid grant: refresh token was already used; every token of this grant has been revoked');
     }
     const client = await this.findClient(row.grant.clientId);
     if (!client) return false;
-    const user: OAuthUser = { id: row.grant.userId, grantId: row.grantId, grantScopes: row.grant.scopes };
+    const user: OAuthUser = { id: row.grant.userId, grantId: row.grantId, grantScopes: row.grant.scopes, refreshHash: row.tokenHash };
     return { refreshToken, refreshTokenExpiresAt: new Date(row.expires_at), scope: row.scopes, client, user };
   }
 
-  /** Rotation: the library spends the old refresh token before issuing the next; losing that race is reuse. */
-  async revokeToken(token: OAuth2Server.RefreshToken): Promise<boolean> {
-    const spent = await this.store.oauthGrants.spendRefreshToken(sha256(token.refreshToken));
-    const grantId = (token.user as OAuthUser).grantId;
-    if (!spent && grantId) await this.store.oauthGrants.revokeGrant(grantId, 'refresh_reuse');
-    return spent;
+  /**
+   * The library calls this before it checks the requested scope; spending
+   * the refresh token here would let an invalid_scope answer consume it and
+   * later revoke the grant as reuse (RFC 6749 §5.2). saveToken spends it.
+   */
+  async revokeToken(): Promise<boolean> {
+    return true;
   }
 }

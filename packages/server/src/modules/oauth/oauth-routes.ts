@@ -9,6 +9,7 @@ export const oauthRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) 
   const config = ctx.config;
   const oauth = new OAuthService(ctx.store, {
     issuer: config.issuer!, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, oauthCodeTtl: config.oauthCodeTtl,
+    events: ctx.credentialWatch,
   });
   await app.register(oauthEndpointRoutes(oauth));
   await app.register(oauthPageRoutes(ctx, oauth));

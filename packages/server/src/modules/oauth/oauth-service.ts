@@ -7,12 +7,15 @@ import { sha256 } from '../auth/secrets.js';
 import { narrowToPlan } from '../auth/credential-resolver.js';
 import { SUPPORTED_GRANTS, OAuthModel, type LibraryClient } from './oauth-model.js';
 import { inspectAuthorizeRequest, redirectWith, type AuthorizeCheck } from './authorize-request.js';
+import type { CredentialEvents } from '../auth/credential-events.js';
 
 export interface OAuthSettings {
   issuer: string;
   accessTokenTtl: number;
   refreshTokenTtl: number;
   oauthCodeTtl: number;
+  /** Told of revocations, so open WebSocket connections holding a revoked token close. */
+  events?: CredentialEvents;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -36,7 +39,7 @@ export class OAuthService {
 
   constructor(private readonly store: Store, private readonly settings: OAuthSettings) {
     this.base = settings.issuer.replace(/\/+$/, '');
-    this.tokenModel = new OAuthModel(store, true);
+    this.tokenModel = new OAuthModel(store, true, settings.events);
     this.tokenServer = new OAuth2Server({
       model: this.tokenModel,
       accessTokenLifetime: settings.accessTokenTtl,
@@ -102,6 +105,7 @@ export class OAuthService {
     if (!record || record.grant.clientId !== client.id) return; // another client's token: nothing to say about it
     if (record.kind === 'refresh') await this.store.oauthGrants.revokeGrant(record.grantId, 'revoked_by_client');
     else await this.store.oauthGrants.revokeToken(record.tokenHash);
+    this.settings.events?.revoked({ userId: record.grant.userId, reason: 'oauth_revoked' });
   }
 
   /** RFC 7662, for confidential clients, about their own tokens only. */

@@ -5,11 +5,13 @@ import type { WebSocket } from 'ws';
 import { ERROR_CODES, type StreamEvent } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
+import { asDependencyError } from '../../storage/dependency-errors.js';
 import { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Principal } from '../auth/principal.js';
 import { CancelledError } from '../generate/generation-service.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import { FRAME_TYPES, MAX_FRAME_BYTES, frameErrors, type GenerateFrame } from './stream-frames.js';
+import { LiveCredential } from './live-credential.js';
 
 export interface ChannelSettings {
   authTimeoutMs: number;
@@ -21,7 +23,9 @@ type ErrorData = { status: number; code: string; message: string; [k: string]: u
 /** One WebSocket client: authentication, multiplexed generations, run subscriptions, backpressure. */
 export class StreamConnection {
   readonly id = `con_${randomBytes(9).toString('base64url')}`;
-  private principal: Principal | null;
+  private principal: Principal | null = null;
+  /** Revocation, logout and expiry of the credential close the connection (4401). */
+  private readonly live: LiveCredential;
   private accountKey: string | undefined;
   private readonly inflight = new Map<string, AbortController>();
   private readonly subscriptions = new Map<string, () => void>();
@@ -40,7 +44,7 @@ export class StreamConnection {
     private readonly registry: ConnectionRegistry,
     private readonly settings: ChannelSettings,
   ) {
-    this.principal = request.principal;
+    this.live = new LiveCredential(ctx, (error, reason) => { this.refuse(toErrorData(error), reason); this.cleanup(); });
   }
 
   start(): void {
@@ -49,8 +53,7 @@ export class StreamConnection {
     this.ws.on('close', () => this.cleanup());
     this.ws.on('pong', () => { this.alive = true; });
     this.ws.on('error', () => this.cleanup());
-    if (this.principal) return this.authenticated();
-    // The auth hook let the upgrade through without a principal: resolve again to tell the client why (invalid_token, token_expired, …).
+    // Resolved here again, not taken from the upgrade's auth hook: `?environment=` then counts as the header does, and a refusal is told why (invalid_token, token_expired, forbidden, …).
     if (this.request.headers.authorization) return void this.authenticateWith(this.request.headers.authorization);
     this.authTimer = setTimeout(() => this.refuse(problemData('unauthorized', `No auth frame within ${this.settings.authTimeoutMs / 1000} s.`)), this.settings.authTimeoutMs);
   }
@@ -58,9 +61,11 @@ export class StreamConnection {
   /** Resolves a credential; on failure sends the credential error (its own status and code) and closes with 4401. */
   private authenticateWith(authorization: string, environment?: string): Promise<void> {
     clearTimeout(this.authTimer);
+    const env = environment ?? this.requestedEnvironment();
     const pending = (async () => {
+      let principal: Principal;
       try {
-        this.principal = await this.ctx.credentials.resolve(authorization, environment ?? this.requestedEnvironment());
+        principal = await this.ctx.credentials.resolve(authorization, env);
       } catch (error) {
         if (error instanceof AppError) return this.refuse(toErrorData(error));
         this.request.log.error({ err: error }, 'channel authentication failed');
@@ -68,7 +73,16 @@ export class StreamConnection {
         this.ws.close(1011, 'internal error');
         return;
       }
+      if (this.principal) {
+        // A fresh auth frame on an open connection: same account and environment, new credential and expiry.
+        const refused = this.live.renew(this.principal, principal, authorization, env);
+        if (refused) return this.sendNow({ event: 'error', data: toErrorData(refused) });
+        this.principal = principal;
+        return this.sendNow({ event: 'connected', data: { connection_id: this.id, user_id: principal.user.id } });
+      }
+      this.principal = principal;
       this.authenticated();
+      if (this.principal) this.live.hold(principal, authorization, env);
     })();
     this.authPending = pending.finally(() => { this.authPending = undefined; });
     return this.authPending;
@@ -87,9 +101,9 @@ export class StreamConnection {
     this.sendNow({ event: 'connected', data: { connection_id: this.id, user_id: p.user.id } });
   }
 
-  private refuse(data: ErrorData): void {
+  private refuse(data: ErrorData, reason = 'unauthorized'): void {
     this.sendNow({ event: 'error', data });
-    this.ws.close(4401, 'unauthorized');
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(4401, reason);
   }
 
   private async onMessage(data: Buffer, isBinary: boolean): Promise<void> {
@@ -125,7 +139,6 @@ export class StreamConnection {
   }
 
   private async onAuth(token: string, environment: string | undefined): Promise<void> {
-    if (this.principal) return this.sendNow({ event: 'error', data: problemData('conflict', 'This connection is already authenticated.') });
     await this.authenticateWith(`Bearer ${token}`, environment);
   }
 
@@ -146,6 +159,7 @@ export class StreamConnection {
   private async onSubscribe(runId: string): Promise<void> {
     if (this.subscriptions.has(runId)) return;
     try {
+      await this.live.verify();
       const unsubscribe = await this.ctx.runs.subscribe(this.principal!, runId, (event) => this.sendNow(event));
       if (this.ws.readyState !== this.ws.OPEN) return unsubscribe();
       this.subscriptions.set(runId, unsubscribe);
@@ -171,6 +185,7 @@ export class StreamConnection {
     const controller = new AbortController();
     this.inflight.set(id, controller);
     try {
+      await this.live.verify();
       const admission = await this.ctx.rateLimiter.admit(RateLimiter.subjectFor(principal.user.id, principal.environment), principal.org.plan);
       if (!admission.allowed) {
         const r = admission.report!;
@@ -249,6 +264,7 @@ export class StreamConnection {
 
   private cleanup(): void {
     clearTimeout(this.authTimer);
+    this.live.release();
     for (const c of this.inflight.values()) c.abort();
     for (const unsubscribe of this.subscriptions.values()) unsubscribe();
     this.subscriptions.clear();
@@ -272,6 +288,7 @@ function problemData(code: keyof typeof ERROR_CODES, message?: string): ErrorDat
 }
 
 function toErrorData(error: unknown): ErrorData {
+  if (!(error instanceof AppError)) error = asDependencyError(error) ?? error;
   if (!(error instanceof AppError)) return problemData('internal_error');
   const data: ErrorData = problemData(error.code, error.message);
   if (error.extra.errors) data.errors = error.extra.errors;

@@ -49,6 +49,18 @@ export class ApiKeysRepo {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /** Whether a key is revoked (or gone): the database's word, for when the revocation store has lost its entries. */
+  async isRevoked(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('api_keys').select('revoked_at').where('id', '=', id).executeTakeFirst();
+    return !row || row.revoked_at !== null;
+  }
+
+  /** Keys revoked at or after `since`, for reloading the revocation store. */
+  async revokedSince(since: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('api_keys').select('id').where('revoked_at', '>=', since).execute();
+    return rows.map((r) => r.id);
+  }
+
   async touch(id: string, at: string): Promise<void> {
     await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   }

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../ids.js';
 
 export type RotateResult =
   | { status: 'rotated'; sessionId: string; userId: string; environment: Environment }
-  | { status: 'reused'; sessionId: string }
+  | { status: 'reused'; sessionId: string; userId: string }
   | { status: 'invalid' };
 
 export class SessionsRepo {
@@ -36,7 +36,7 @@ export class SessionsRepo {
         .where('token_hash', '=', oldHash).where('used_at', 'is', null).executeTakeFirst();
       if (Number(spent.numUpdatedRows) === 0) {
         await tx.updateTable('sessions').set({ revoked_at: now, revoked_reason: 'refresh_reuse' }).where('id', '=', row.session_id).where('revoked_at', 'is', null).execute();
-        return { status: 'reused', sessionId: row.session_id };
+        return { status: 'reused', sessionId: row.session_id, userId: row.user_id };
       }
       if (row.expires_at <= now) return { status: 'invalid' };
       await tx.insertInto('refresh_tokens').values({ token_hash: newHash, session_id: row.session_id, created_at: now, expires_at: newExpiresAt, used_at: null }).execute();

@@ -2,7 +2,7 @@
 export const COMMAND_HELP: Record<string, string> = {
   serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
   migrate: 'codeloom migrate\n  Apply database migrations and exit.',
-  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list accounts\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
+  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list every account and their count (or one page of them)\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
   login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  Without --password the password is read from the terminal (or one line of standard input).',
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
   whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',

@@ -22,6 +22,7 @@ import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
 import { RunQueue } from './modules/runs/run-queue.js';
 import { MemoryRunEventBus, RedisRunEventBus } from './modules/runs/run-events.js';
+import { atStartup, connectRedisAtStart } from './startup-failure.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -31,13 +32,16 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
-  await migrateToLatest(handle);
+  const handle = await atStartup(config.databaseUrl ? 'DATABASE_URL' : 'CODELOOM_DATA_DIR', async () => {
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
+    await migrateToLatest(opened).catch(async (error) => { await opened.close(); throw error; });
+    return opened;
+  });
   const store = createStore(handle);
   let redis: Redis | undefined;
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
-    await redis.connect();
+    await connectRedisAtStart(redis);
   }
   const prefix = options.redisPrefix ?? 'codeloom:';
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();

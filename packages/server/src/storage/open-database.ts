@@ -32,6 +32,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.default.Pool({
       connectionString: options.databaseUrl,
       max: 10,
+      // A server that accepts the connection and never answers is an outage, not a wait forever (at start or later).
+      connectionTimeoutMillis: 10_000,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     });
     pool.on('error', () => { /* a dropped idle client is replaced on next use; readiness reports real outages */ });

@@ -1,5 +1,5 @@
 import { PLAN_NAMES, isPlanName } from '@codeloom/protocol';
-import { ConfigError, createStore, loadConfig, migrateToLatest, normalizeEmail, openDatabase, serve } from '@codeloom/server';
+import { ConfigError, createStore, emailLookupKeys, loadConfig, migrateToLatest, openDatabase, serve } from '@codeloom/server';
 import { listUsers } from './commands/list-users.js';
 
 export class UsageError extends Error {}
@@ -36,7 +36,9 @@ export async function runServerCommand(args: string[], flags: Flags): Promise<nu
       const [email, plan] = rest;
       if (!email || !plan) return usage('codeloom admin set-plan EMAIL PLAN');
       if (!isPlanName(plan)) return usage(`PLAN must be one of ${PLAN_NAMES.join(', ')}`);
-      if (!(await store.accounts.setPlanByEmail(normalizeEmail(email), plan))) {
+      let changed = false;
+      for (const key of emailLookupKeys(email)) if (!changed) changed = await store.accounts.setPlanByEmail(key, plan);
+      if (!changed) {
         process.stderr.write(`codeloom: no account with email ${email}\n`);
         return 1;
       }

@@ -9,6 +9,7 @@ import type { KeyRing } from './key-ring.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from './principal.js';
 import { mintRefreshToken, sha256 } from './secrets.js';
+import { emailLookupKeys, normalizeEmail } from './email-normalization.js';
 
 export interface AuthSettings {
   accessTokenTtl: number;
@@ -18,7 +19,6 @@ export interface AuthSettings {
   loginWindow: number;
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export class AuthService {
   constructor(
@@ -30,13 +30,22 @@ export class AuthService {
     private readonly settings: AuthSettings,
   ) {}
 
+  /** An account by email, under the current normalisation or the one older accounts were stored under. */
+  private async findByEmail(email: string) {
+    for (const key of emailLookupKeys(email)) {
+      const account = await this.store.accounts.findByEmail(key);
+      if (account) return account;
+    }
+    return undefined;
+  }
+
   async register(body: RegisterBody, environment: Environment): Promise<AuthResponse> {
     const email = body.email.trim();
     const name = body.name.trim();
     if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
     const normalized = normalizeEmail(email);
     // Cheap pre-check spares an argon2 hash for the common duplicate; the unique index decides races.
-    if (await this.store.accounts.findByEmail(normalized)) throw emailTaken();
+    if (await this.findByEmail(email)) throw emailTaken();
     const passwordHash = await this.hasher.hash(body.password);
     let account: Account;
     try {
@@ -69,7 +78,7 @@ export class AuthService {
       const retryAfter = Math.max(1, blocked.resetAt - Math.floor(Date.now() / 1000));
       throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
-    const account = await this.store.accounts.findByEmail(normalized);
+    const account = await this.findByEmail(email);
     const ok = account ? await this.hasher.verify(account.passwordHash, password) : (await this.hasher.burn(password), false);
     if (!account || !ok) {
       await this.limits.add(windows, 1);

@@ -46,6 +46,7 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
       new StreamConnection(socket, request, ctx, registry, {
         authTimeoutMs: ctx.config.wsAuthTimeout * 1000,
         maxConcurrentPerConnection: ctx.config.wsMaxConcurrentPerConnection,
+        frameLimits: { perSecond: ctx.config.wsFramesPerSecond, burst: ctx.config.wsFrameBurst, refusalsBeforeClose: ctx.config.wsFrameRefusalsBeforeClose },
       }).start();
     },
   });

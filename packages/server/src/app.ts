@@ -10,7 +10,7 @@ import { registerMetrics } from './plugins/metrics.js';
 import { registerNotFound } from './plugins/not-found.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerInputGuard } from './plugins/input-guard.js';
-import { clientErrorHandler, frameworkErrors, registerHostCheck } from './plugins/protocol-errors.js';
+import { clientErrorHandler, frameworkErrors, refuseConnectMethod, registerHostCheck } from './plugins/protocol-errors.js';
 import { requestIdFrom } from './plugins/request-id.js';
 import { validatorCompiler } from './plugins/validation.js';
 import { AppError } from './errors.js';
@@ -71,6 +71,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     done(null, payload);
   });
   registerHostCheck(app);
+  refuseConnectMethod(app);
   registerInputGuard(app);
   registerErrorHandler(app);
   registerNotFound(app);

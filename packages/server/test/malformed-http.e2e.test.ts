@@ -54,6 +54,16 @@ describe('malformed HTTP answers problem documents on the socket', () => {
     expectRawProblem(await rawExchange(t.url, bytes), 400, 'validation_failed');
   });
 
+  it('CONNECT (a proxy request, which Node hands past the router) → 405 method_not_allowed', async () => {
+    expectRawProblem(await rawExchange(t.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, 'method_not_allowed');
+  });
+
+  it('a broken WebSocket handshake on the streaming route → 400 validation_failed, not a text/html answer', async () => {
+    const answer = await rawExchange(t.url, 'GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    expectRawProblem(answer, 400, 'validation_failed');
+    expect(parse(answer).body.detail).toMatch(/Sec-WebSocket-Key/);
+  });
+
   it('headers over the size limit → 431 headers_too_large', async () => {
     expectRawProblem(await rawExchange(t.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large');
   });

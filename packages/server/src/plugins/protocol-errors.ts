@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, problemTypeFor, type ErrorCode } from '@codeloom/protocol';
 import { AppError } from '../errors.js';
@@ -43,19 +44,37 @@ const CLIENT_ERROR_DETAIL: Partial<Record<ErrorCode, string>> = {
 export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const code = clientErrorCode(err);
+  const requestId = writeRawProblem(socket, code, CLIENT_ERROR_DETAIL[code]);
+  this.log.debug({ err, requestId }, 'client error');
+  closeSoon(socket);
+}
+
+/** The answer was handed to end(), which flushes then closes; a peer that never reads is cut off shortly after. */
+function closeSoon(socket: Duplex) {
+  socket.on('error', () => {});
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** Writes a problem document as a whole HTTP/1.1 response on a socket Fastify does not answer on, and ends it; returns the request id. */
+export function writeRawProblem(socket: Duplex, code: ErrorCode, detail?: string, headers: Record<string, string> = {}): string {
   const entry = ERROR_CODES[code];
   const requestId = requestIdFrom(undefined);
-  const body = JSON.stringify({
-    type: problemTypeFor(code), title: entry.title, status: entry.status, code,
-    detail: CLIENT_ERROR_DETAIL[code] ?? entry.detail, request_id: requestId,
-  });
-  this.log.debug({ err, requestId }, 'client error');
+  const body = JSON.stringify({ type: problemTypeFor(code), title: entry.title, status: entry.status, code, detail: detail ?? entry.detail, request_id: requestId });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status] ?? entry.title}\r\n`
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status] ?? entry.title}\r\n`
       + `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+      + `X-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${body}`);
   }
-  socket.destroy(err);
+  return requestId;
+}
+
+/** CONNECT (a proxy request) never reaches Fastify; without a listener Node would drop the connection without a word. */
+export function refuseConnectMethod(app: FastifyInstance) {
+  app.server.on('connect', (_req: unknown, socket: Duplex) => {
+    writeRawProblem(socket, 'method_not_allowed', 'CONNECT is not supported: Codeloom is not a proxy.');
+    closeSoon(socket);
+  });
 }
 
 /** HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal is an empty 400, so the check is made here instead. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '@codeloom/protocol';
 import { nextIp, startTestServer, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
+import { bye, connect } from './helpers/ws-client.js';
 
 /** The concrete bad inputs of issue 12, each a 4xx problem document (never a 500), on both dialects. */
 function expectProblem(res: JsonResponse, status: number, code: string, path?: string) {
@@ -111,6 +112,16 @@ function badInputSuite(dialect: 'sqlite' | 'postgres') {
 
   it('a body over the limit is 413 payload_too_large', async () => {
     expectProblem(await as('/api/v1/projects', { raw: JSON.stringify({ name: 'x', description: 'a'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+  });
+
+  it('NUL in streaming frames is a validation_failed error frame, never internal_error', async () => {
+    const c = await connect(t.url, token);
+    c.send({ type: 'subscribe', run_id: 'run_\u0000' });
+    c.send({ type: 'generate', id: 'g1', prompt: 'hello\u0000' });
+    const errors = [await c.waitFor((f) => f.event === 'error' && f.data?.errors?.[0]?.path === '/run_id'), await c.waitFor((f) => f.event === 'error' && f.id === 'g1')];
+    for (const e of errors) expect(e.data.code).toBe('validation_failed');
+    expect(errors[1]!.data.errors).toEqual([{ path: '/prompt', message: 'must not contain NUL (U+0000)' }]);
+    await bye(c);
   });
 
   it('the server is healthy afterwards', async () => {

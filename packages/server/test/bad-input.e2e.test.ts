@@ -77,6 +77,13 @@ function badInputSuite(dialect: 'sqlite' | 'postgres') {
     expectProblem(await as('/api/v1/projects/prj_unknown'), 404, 'not_found');
   });
 
+  it('the OAuth metadata document answers a bad query with a problem document; the token endpoint with RFC 6749 invalid_request', async () => {
+    expectProblem(await anon('/.well-known/oauth-authorization-server?x=%00'), 400, 'validation_failed', 'querystring/x');
+    const token = await anon('/oauth/token', { method: 'POST', raw: 'grant_type=refresh_token&refresh_token=a%00b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(token.status).toBe(400);
+    expect(token.body).toMatchObject({ error: 'invalid_request' });
+  });
+
   it('/oauth/authorize with client_id=cli_%00 answers its 400 error page, not a 500', async () => {
     const res = await anon('/oauth/authorize?client_id=cli_%00&response_type=code');
     expect(res.status).toBe(400);

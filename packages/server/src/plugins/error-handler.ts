@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ErrorCode } from '@codeloom/protocol';
 import { AppError } from '../errors.js';
 import { sendProblem } from './problem.js';
@@ -17,13 +17,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 };
 
 export function registerErrorHandler(app: FastifyInstance) {
-  app.setErrorHandler(problemErrorHandler);
-}
-
-/** Any error as an RFC 9457 problem document (routes with an error shape of their own fall back to this one). */
-export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const app = reply.server;
-  {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       if (error.extra.headers) reply.headers(error.extra.headers);
       return sendProblem(request, reply, error.code, error.message, error.extra.errors);
@@ -47,5 +41,5 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, 'internal_error');
-  }
+  });
 }

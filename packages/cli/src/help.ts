@@ -2,7 +2,7 @@
 export const COMMAND_HELP: Record<string, string> = {
   serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
   migrate: 'codeloom migrate\n  Apply database migrations and exit.',
-  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list accounts\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
+  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list every account and their count (or one page of them)\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
   register: 'codeloom register --email EMAIL --name "YOUR NAME" [--password PASSWORD]\n  Create an account and sign in with it (stored like login). Without --password it is read from the terminal (or one line of standard input).',
   login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  They are stored only once the server has accepted them: a failed login keeps the previous one.\n  Without --password the password is read from the terminal (or one line of standard input).',
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',

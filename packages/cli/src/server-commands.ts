@@ -1,5 +1,6 @@
 import { PLAN_NAMES, isPlanName } from '@codeloom/protocol';
-import { ConfigError, createStore, loadConfig, migrateToLatest, normalizeEmail, openDatabase, serve } from '@codeloom/server';
+import { ConfigError, createStore, emailLookupKeys, loadConfig, migrateToLatest, openDatabase, serve } from '@codeloom/server';
+import { listUsers } from './commands/list-users.js';
 
 export class UsageError extends Error {}
 
@@ -35,32 +36,20 @@ export async function runServerCommand(args: string[], flags: Flags): Promise<nu
       const [email, plan] = rest;
       if (!email || !plan) return usage('codeloom admin set-plan EMAIL PLAN');
       if (!isPlanName(plan)) return usage(`PLAN must be one of ${PLAN_NAMES.join(', ')}`);
-      if (!(await store.accounts.setPlanByEmail(normalizeEmail(email), plan))) {
+      let changed = false;
+      for (const key of emailLookupKeys(email)) if (!changed) changed = await store.accounts.setPlanByEmail(key, plan);
+      if (!changed) {
         process.stderr.write(`codeloom: no account with email ${email}\n`);
         return 1;
       }
       print(flags, { email, plan }, `${email} is now on the ${plan} plan.`);
       return 0;
     }
-    if (command === 'admin' && sub === 'users') {
-      const page = positiveInt(flags.page, 1, 'page');
-      const limit = positiveInt(flags.limit, 50, 'limit');
-      const { rows, total } = await store.accounts.list(page, limit);
-      const text = rows.map((a) => `${a.user.id}  ${a.user.email}  ${a.org.plan}  ${a.user.created_at}`).join('\n') || '(no users)';
-      print(flags, { data: rows, total }, `${text}\n${total} user(s)`);
-      return 0;
-    }
+    if (command === 'admin' && sub === 'users') return await listUsers(store, flags);
     return usage(`unknown command: ${args.join(' ')} (see codeloom --help)`);
   } finally {
     await handle.close();
   }
-}
-
-function positiveInt(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
-  return n;
 }
 
 function usage(message: string): number {

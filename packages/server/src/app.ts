@@ -9,6 +9,8 @@ import { registerJsonParser } from './plugins/json-parser.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerNotFound } from './plugins/not-found.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerInputGuard } from './plugins/input-guard.js';
+import { clientErrorHandler, frameworkErrors, refuseConnectMethod, registerHostCheck } from './plugins/protocol-errors.js';
 import { requestIdFrom } from './plugins/request-id.js';
 import { validatorCompiler } from './plugins/validation.js';
 import { AppError } from './errors.js';
@@ -53,6 +55,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors, clientErrorHandler, http: { requireHostHeader: false },
   });
   app.setValidatorCompiler(validatorCompiler);
   // Callback-style hooks on the hot path: an async hook costs extra microtask turns on every request.
@@ -67,6 +70,9 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  registerHostCheck(app);
+  refuseConnectMethod(app);
+  registerInputGuard(app);
   registerErrorHandler(app);
   registerNotFound(app);
   registerJsonParser(app);

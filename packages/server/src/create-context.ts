@@ -25,6 +25,7 @@ import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
 import { RunQueue } from './modules/runs/run-queue.js';
 import { MemoryRunEventBus, RedisRunEventBus } from './modules/runs/run-events.js';
+import { atStartup } from './startup-failure.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -34,10 +35,13 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
-  await migrateToLatest(handle);
+  const handle = await atStartup(config.databaseUrl ? 'DATABASE_URL' : 'CODELOOM_DATA_DIR', async () => {
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout, ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}), ...options.database });
+    await migrateToLatest(opened).catch(async (error) => { await opened.close(); throw error; });
+    return opened;
+  });
   const store = createStore(handle);
-  const redis: Redis | undefined = config.redisUrl ? await createRedisClient(config.redisUrl, { commandTimeoutMs: config.redisTimeout }) : undefined;
+  const redis: Redis | undefined = config.redisUrl ? await atStartup('REDIS_URL', () => createRedisClient(config.redisUrl!, { commandTimeoutMs: config.redisTimeout })) : undefined;
   const prefix = options.redisPrefix ?? 'codeloom:';
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();
   const revocationSource = new DbRevocationSource(store, config.accessTokenTtl);

@@ -4,4 +4,4 @@ export { loadConfig, ConfigError, type Config } from './config/load-config.js';
 export { renderConfigDoc } from './config/render-config-doc.js';
 export { openDatabase, migrateToLatest } from './storage/open-database.js';
 export { createStore, type Store } from './storage/store.js';
-export { normalizeEmail } from './modules/auth/auth-service.js';
+export { emailLookupKeys, normalizeEmail } from './modules/auth/email-normalization.js';

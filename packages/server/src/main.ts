@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { buildApp } from './app.js';
+import { listenSetting, reasonOf, startupFailureLine, StartupError } from './startup-failure.js';
+
+/** One line on stderr, no stack trace, and a non-zero exit (2: bad configuration, 1: anything else). */
+function failToStart(error: unknown, code: number): never {
+  process.stderr.write(`${startupFailureLine(error)}\n`);
+  process.exit(code);
+}
 
 /** loadConfig → buildApp → listen; SIGTERM/SIGINT drain in-flight work and close storage. */
 export async function serve(): Promise<void> {
@@ -8,14 +15,18 @@ export async function serve(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) failToStart(error, 2);
     throw error;
   }
-  const server = await buildApp(config);
-  const address = await server.app.listen({ host: config.host, port: config.port });
+  let server;
+  let address;
+  try {
+    server = await buildApp(config);
+    address = await server.app.listen({ host: config.host, port: config.port })
+      .catch((error: unknown) => { throw new StartupError(listenSetting(error), reasonOf(error)); });
+  } catch (error) {
+    failToStart(error, 1);
+  }
   server.app.log.info(`Codeloom listening on ${address}`);
   process.stdout.write(`Codeloom listening on ${address} (storage: ${server.ctx.store.handle.dialect}${server.ctx.redis ? ', redis' : ''})\n`);
 
@@ -39,8 +50,5 @@ export async function serve(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  serve().catch((error) => {
-    process.stderr.write(`Codeloom failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
+  serve().catch((error) => failToStart(error, 1));
 }

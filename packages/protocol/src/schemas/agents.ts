@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from './common.js';
+import { SingleLine, StringEnum } from './common.js';
 import { GeneratedFileSchema } from './generate.js';
 
 export const AGENT_TYPES = ['planner', 'architect', 'coder', 'reviewer', 'tester', 'documenter'] as const;
@@ -13,8 +13,8 @@ export const AgentConfigSchema = Type.Object({
 });
 
 export const CreateAgentBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  model: Type.String({ minLength: 1, maxLength: 200 }),
+  name: SingleLine({ minLength: 1, maxLength: 100 }),
+  model: SingleLine({ minLength: 1, maxLength: 200 }),
   config: Type.Optional(AgentConfigSchema),
 });
 export type CreateAgentBody = Static<typeof CreateAgentBodySchema>;
@@ -37,8 +37,8 @@ export const WorkflowConfigSchema = Type.Object(
 );
 
 export const CreateWorkflowBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  agents: Type.Array(Type.Object({ type: AgentTypeSchema, model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }), { minItems: 1, maxItems: MAX_WORKFLOW_AGENTS }),
+  name: SingleLine({ minLength: 1, maxLength: 100 }),
+  agents: Type.Array(Type.Object({ type: AgentTypeSchema, model: Type.Optional(SingleLine({ minLength: 1, maxLength: 200 })) }), { minItems: 1, maxItems: MAX_WORKFLOW_AGENTS }),
   config: Type.Optional(WorkflowConfigSchema),
 });
 export type CreateWorkflowBody = Static<typeof CreateWorkflowBodySchema>;
@@ -56,8 +56,8 @@ export const ExecuteBodySchema = Type.Object({
     { database: Type.Optional(Type.String({ maxLength: 200 })), framework: Type.Optional(Type.String({ maxLength: 200 })), authentication: Type.Optional(Type.String({ maxLength: 200 })) },
     { additionalProperties: Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean()]), maxProperties: 30 },
   )),
-  project_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  language: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  project_id: Type.Optional(SingleLine({ minLength: 1, maxLength: 64 })),
+  language: Type.Optional(SingleLine({ minLength: 1, maxLength: 40 })),
 });
 export type ExecuteBody = Static<typeof ExecuteBodySchema>;
 

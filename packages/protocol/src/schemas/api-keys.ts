@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EnvironmentSchema, PermissionSchema } from './auth.js';
+import { SingleLine } from './common.js';
 
 export const CreateApiKeyBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: SingleLine({ minLength: 1, maxLength: 100 }),
   scopes: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true, maxItems: 3, description: 'Defaults to every permission of your plan.' })),
   environment: Type.Optional(EnvironmentSchema),
   expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; must be in the future.' })),

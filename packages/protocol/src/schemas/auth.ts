@@ -1,20 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ENVIRONMENTS, PERMISSIONS, PLAN_NAMES } from '../plans.js';
-import { StringEnum } from './common.js';
+import { SingleLine, StringEnum } from './common.js';
 
 // Surrounding white space is allowed here and trimmed by the server.
-const Email = Type.String({ pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', minLength: 3, maxLength: 254, errorMessage: 'must be an email address', description: 'An email address; trimmed and compared case-insensitively.' });
+const Email = Type.String({ pattern: '^\\s*[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+\\s*$', minLength: 3, maxLength: 254, errorMessage: 'must be an email address', description: 'An email address; trimmed, NFKC-normalised and compared case-insensitively (docs/api.md).' });
 const Password = Type.String({ minLength: 8, maxLength: 256 });
 
 export const RegisterBodySchema = Type.Object({
   email: Email,
   password: Password,
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: SingleLine({ minLength: 1, maxLength: 100 }),
 });
 export type RegisterBody = Static<typeof RegisterBodySchema>;
 
 export const LoginBodySchema = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 254 }),
+  email: SingleLine({ minLength: 1, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 256 }),
 });
 export type LoginBody = Static<typeof LoginBodySchema>;

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 export const ProblemSchema = Type.Object(
   {
@@ -13,10 +13,14 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem', description: 'RFC 9457 problem document' },
 );
 
+/** Bounds of `?page=` and `?limit=` on every list (docs/api.md); anything outside is 400 validation_failed. */
+export const MAX_PAGE = 1_000_000;
+export const MAX_PAGE_LIMIT = 100;
+
 export const PageQuerySchema = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1–${MAX_PAGE}; a page past the last one is empty.` })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Items per page, 1–${MAX_PAGE_LIMIT}.` })),
   },
   { additionalProperties: false },
 );
@@ -34,7 +38,15 @@ export function PageOf<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), pagination: PaginationSchema });
 }
 
-export const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/**
+ * Single-line text (names, emails, ids, model names): no C0 control
+ * character and no DEL. Multi-line text (descriptions, prompts) may hold tab
+ * and newline; NUL is refused in every field by the server.
+ */
+export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001F\\u007F]*$';
+export const SingleLine = (options: StringOptions = {}) => Type.String({ pattern: NO_CONTROL_CHARS, ...options });
+
+export const IdParamsSchema = Type.Object({ id: SingleLine({ minLength: 1, maxLength: 64 }) });
 
 export const SuccessSchema = Type.Object({ success: Type.Boolean() });
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SingleLine } from './common.js';
 
 const ContextValue = Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean()]);
 
@@ -15,10 +16,10 @@ export type GenerationContext = Static<typeof GenerationContextSchema>;
 
 export const GenerateBodySchema = Type.Object({
   prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
-  language: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'One of GET /api/v1/languages; inferred from the prompt when absent, else typescript.' })),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One of GET /api/v1/models; the configured default when absent.' })),
+  language: Type.Optional(SingleLine({ minLength: 1, maxLength: 40, description: 'One of GET /api/v1/languages; inferred from the prompt when absent, else typescript.' })),
+  model: Type.Optional(SingleLine({ minLength: 1, maxLength: 200, description: 'One of GET /api/v1/models; the configured default when absent.' })),
   context: Type.Optional(GenerationContextSchema),
-  project_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Save the generated files into this project.' })),
+  project_id: Type.Optional(SingleLine({ minLength: 1, maxLength: 64, description: 'Save the generated files into this project.' })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_768 })),
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
   stream: Type.Optional(Type.Boolean({ description: 'true: answer text/event-stream with token, then complete or error events.' })),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PermissionSchema } from './auth.js';
-import { StringEnum, Timestamp } from './common.js';
+import { SingleLine, StringEnum, Timestamp } from './common.js';
 
 export const OAUTH_CLIENT_TYPES = ['confidential', 'public'] as const;
 export type OAuthClientType = (typeof OAUTH_CLIENT_TYPES)[number];
@@ -11,7 +11,7 @@ const RedirectUri = Type.String({
 });
 
 export const CreateOAuthClientBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'Shown to people on the consent page.' }),
+  name: SingleLine({ minLength: 1, maxLength: 100, description: 'Shown to people on the consent page.' }),
   redirect_uris: Type.Array(RedirectUri, { minItems: 1, maxItems: 10, uniqueItems: true }),
   scopes: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true, maxItems: 3, description: 'The most this client may ask for; defaults to every permission of your plan.' })),
   type: Type.Optional(StringEnum(OAUTH_CLIENT_TYPES, {

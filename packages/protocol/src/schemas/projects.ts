@@ -1,15 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SingleLine } from './common.js';
 
 export const CreateProjectBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: SingleLine({ minLength: 1, maxLength: 100 }),
   description: Type.Optional(Type.String({ maxLength: 2_000 })),
-  template: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'A template id from GET /api/v1/templates; the project starts with its files.' })),
+  template: Type.Optional(SingleLine({ minLength: 1, maxLength: 60, description: 'A template id from GET /api/v1/templates; the project starts with its files.' })),
 });
 export type CreateProjectBody = Static<typeof CreateProjectBodySchema>;
 
 export const UpdateProjectBodySchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(SingleLine({ minLength: 1, maxLength: 100 })),
     description: Type.Optional(Type.String({ maxLength: 2_000 })),
   },
   { minProperties: 1, additionalProperties: false },

@@ -3,7 +3,6 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { WindowState } from '../limits/limit-store.js';
-import { parseEnvironment } from '../modules/auth/credential-resolver.js';
 
 function setRateHeaders(reply: FastifyReply, state: WindowState | undefined) {
   if (!state) return;
@@ -30,7 +29,7 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
       authError = error;
     }
     const principal = request.principal;
-    const subject = principal ? RateLimiter.subjectFor(principal.user.id, principal.environment) : `ip:${request.ip}:${anonymousEnv(request)}`;
+    const subject = principal ? RateLimiter.subjectFor(principal.user.id, principal.environment) : `ip:${request.ip}`; // one budget per address, whatever X-Environment says
     const plan = principal ? principal.org.plan : 'free';
     if (config.rateLimit === false) {
       // Probes report the headers when they can, but never fail because Redis is down (/healthz touches nothing it needs).
@@ -58,11 +57,3 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-/** Anonymous callers asking for the sandbox are counted apart, like signed-in ones; a bad header value counts as production. */
-function anonymousEnv(request: FastifyRequest) {
-  try {
-    return parseEnvironment(headerValue(request.headers['x-environment'])) ?? 'production';
-  } catch {
-    return 'production';
-  }
-}

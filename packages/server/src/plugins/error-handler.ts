@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { asDependencyError } from '../storage/dependency-errors.js';
 import { sendProblem } from './problem.js';
 import { toValidationErrors } from './validation.js';
+import { isUnstorableText } from '../storage/storage-errors.js';
 
 /** Fastify's own error codes, mapped onto ours. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -33,6 +34,7 @@ export function registerErrorHandler(app: FastifyInstance) {
         : error.message;
       return sendProblem(request, reply, mapped, detail);
     }
+    if (isUnstorableText(error)) return sendProblem(request, reply, 'validation_failed', 'The request holds characters that cannot be stored.');
     if (error.statusCode === 400 && error instanceof SyntaxError) return sendProblem(request, reply, 'malformed_json');
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.info({ err: error }, 'client error');

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { NO_CONTROL_CHARS } from '@codeloom/protocol';
 
 /**
  * Bodies are validated strictly (a string is never coerced into a number),
@@ -38,6 +39,7 @@ export function toValidationErrors(errors: FastifySchemaValidationError[], conte
     const message = typeof custom === 'string' && e.keyword !== 'required' ? custom
       : e.keyword === 'enum' && Array.isArray(params.allowedValues) ? `must be one of: ${params.allowedValues.join(', ')}`
       : e.keyword === 'const' && 'allowedValue' in params ? `must be ${JSON.stringify(params.allowedValue)}`
+      : e.keyword === 'pattern' && params.pattern === NO_CONTROL_CHARS ? 'must not contain control characters'
       : e.keyword === 'additionalProperties' ? 'is not a known field'
       : e.keyword === 'required' ? 'is required'
       : (e.message ?? 'is invalid');

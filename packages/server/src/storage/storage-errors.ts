@@ -19,3 +19,9 @@ export async function translateUnique<T>(work: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** PostgreSQL refusing text it cannot store (NUL, invalid UTF-8): the caller's input, so a 400, never a 500. */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '22021' || code === '22P05';
+}

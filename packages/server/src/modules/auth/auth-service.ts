@@ -10,6 +10,7 @@ import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from './principal.js';
 import { mintRefreshToken, sha256 } from './secrets.js';
 import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from './credential-events.js';
+import { emailLookupKeys, normalizeEmail } from './email-normalization.js';
 
 export interface AuthSettings {
   accessTokenTtl: number;
@@ -19,7 +20,6 @@ export interface AuthSettings {
   loginWindow: number;
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export class AuthService {
   private events: CredentialEvents = NO_CREDENTIAL_EVENTS;
@@ -38,13 +38,22 @@ export class AuthService {
     this.events = events;
   }
 
+  /** An account by email, under the current normalisation or the one older accounts were stored under. */
+  private async findByEmail(email: string) {
+    for (const key of emailLookupKeys(email)) {
+      const account = await this.store.accounts.findByEmail(key);
+      if (account) return account;
+    }
+    return undefined;
+  }
+
   async register(body: RegisterBody, environment: Environment): Promise<AuthResponse> {
     const email = body.email.trim();
     const name = body.name.trim();
     if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
     const normalized = normalizeEmail(email);
     // Cheap pre-check spares an argon2 hash for the common duplicate; the unique index decides races.
-    if (await this.store.accounts.findByEmail(normalized)) throw emailTaken();
+    if (await this.findByEmail(email)) throw emailTaken();
     const passwordHash = await this.hasher.hash(body.password);
     let account: Account;
     try {
@@ -82,7 +91,7 @@ export class AuthService {
     }
     let account: AccountWithSecret | undefined;
     try {
-      account = await this.store.accounts.findByEmail(normalized);
+      account = await this.findByEmail(email);
       const ok = account ? await this.hasher.verify(account.passwordHash, password) : (await this.hasher.burn(password), false);
       if (!ok) account = undefined;
     } catch (error) {

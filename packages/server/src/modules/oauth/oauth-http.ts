@@ -39,7 +39,10 @@ type ErrorHeaders = { headers?: Record<string, string> };
 
 /** RFC 6749 §5.2 errors for /oauth/token, /oauth/revoke and /oauth/introspect: what OAuth client libraries parse. */
 export function registerOAuthErrorHandler(app: FastifyInstance) {
+  const problems = app.errorHandler; // the inherited problem-document handler
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Only the POST endpoints speak RFC 6749 errors; the metadata document's errors are problem documents.
+    if (request.method !== 'POST') return problems.call(app, error, request, reply);
     const send = (status: number, code: string, description: string, headers: Record<string, string> = {}) =>
       reply.code(status).headers({ ...headers, 'cache-control': 'no-store', pragma: 'no-cache' })
         .type('application/json; charset=utf-8').send({ error: code, error_description: description });

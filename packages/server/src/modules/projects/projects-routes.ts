@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
   CreateProjectBodySchema, IdParamsSchema, PageOf, PageQuerySchema, ProjectFileInfoSchema, ProjectFileSchema, ProjectSchema,
-  SuccessSchema, TemplateSchema, UpdateProjectBodySchema,
+  SingleLine, SuccessSchema, TemplateSchema, UpdateProjectBodySchema,
 } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
@@ -11,7 +11,7 @@ import { pageParams } from '../pagination.js';
 
 const tags = ['Projects'];
 const security = [{ bearer: [] }];
-const FileParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), '*': Type.String({ minLength: 1, maxLength: 500 }) });
+const FileParams = Type.Object({ id: SingleLine({ minLength: 1, maxLength: 64 }), '*': SingleLine({ minLength: 1, maxLength: 500 }) });
 
 export const projectsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

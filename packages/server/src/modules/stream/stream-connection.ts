@@ -12,10 +12,12 @@ import { CancelledError } from '../generate/generation-service.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import { FRAME_TYPES, MAX_FRAME_BYTES, frameErrors, type GenerateFrame } from './stream-frames.js';
 import { LiveCredential } from './live-credential.js';
+import { FrameRateLimiter, type FrameLimits } from './frame-rate-limiter.js';
 
 export interface ChannelSettings {
   authTimeoutMs: number;
   maxConcurrentPerConnection: number;
+  frameLimits: FrameLimits;
 }
 
 type ErrorData = { status: number; code: string; message: string; [k: string]: unknown };
@@ -49,7 +51,8 @@ export class StreamConnection {
 
   start(): void {
     this.registry.add(this);
-    this.ws.on('message', (data, isBinary) => { void this.onMessage(data as Buffer, isBinary); });
+    const frames = new FrameRateLimiter(this.ws, this.settings.frameLimits);
+    this.ws.on('message', (data, isBinary) => { if (frames.admit(data as Buffer)) void this.onMessage(data as Buffer, isBinary); });
     this.ws.on('close', () => this.cleanup());
     this.ws.on('pong', () => { this.alive = true; });
     this.ws.on('error', () => this.cleanup());

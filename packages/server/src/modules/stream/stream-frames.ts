@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ENVIRONMENTS, GenerateBodySchema, StringEnum } from '@codeloom/protocol';
+import { ENVIRONMENTS, GenerateBodySchema, SingleLine, StringEnum } from '@codeloom/protocol';
 import { validatorCompiler } from '../../plugins/validation.js';
 import { toValidationErrors } from '../../plugins/validation.js';
+import { findNul } from '../../plugins/input-guard.js';
 
 /** Largest client frame we read (a 32,000-character prompt fits with room to spare). */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -20,7 +21,7 @@ export const GenerateFrameSchema = Type.Object({
 export type GenerateFrame = Static<typeof GenerateFrameSchema>;
 
 const CancelFrameSchema = Type.Object({ type: Type.Literal('cancel'), id: RequestId });
-const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: SingleLine({ minLength: 1, maxLength: 64 }) });
 const AuthFrameSchema = Type.Object({ type: Type.Literal('auth'), token: Type.String({ minLength: 1, maxLength: 4096 }), environment: Type.Optional(StringEnum(ENVIRONMENTS)) });
 
 const compile = (schema: object) => validatorCompiler({ schema, httpPart: 'body' });
@@ -37,6 +38,8 @@ export const FRAME_TYPES: FrameType[] = ['auth', 'generate', 'cancel', 'subscrib
 /** null when valid, else the validation errors in the problem-document shape. */
 export function frameErrors(type: keyof typeof FRAME_VALIDATORS, frame: unknown) {
   const validate = FRAME_VALIDATORS[type];
-  if (validate(frame)) return null;
-  return toValidationErrors((validate.errors ?? []) as never);
+  if (!validate(frame)) return toValidationErrors((validate.errors ?? []) as never);
+  // As on HTTP (plugins/input-guard.ts): NUL is refused in every field.
+  const nul = findNul(frame);
+  return nul ? [{ path: nul, message: 'must not contain NUL (U+0000)' }] : null;
 }

@@ -6,6 +6,8 @@ import { StreamConnection } from './stream-connection.js';
 import { HARD_FRAME_LIMIT } from './stream-frames.js';
 import { AppError } from '../../errors.js';
 import { errorResponses } from '../../plugins/openapi.js';
+import { writeRawProblem } from '../../plugins/protocol-errors.js';
+import type { Duplex } from 'node:stream';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -30,6 +32,9 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
     },
   });
 
+  // A broken handshake (no Sec-WebSocket-Key, a bad version, …) is answered with a problem document, not ws's text/html.
+  app.websocketServer.on('wsClientError', (error: Error, socket: Duplex) => writeRawProblem(socket, 'validation_failed', `Not a valid WebSocket upgrade: ${error.message}.`));
+
   // `handler` answers plain HTTP (with a problem document), `wsHandler` the upgrade; declared this way the route stays in the OpenAPI document.
   app.route({
     method: 'GET',
@@ -46,6 +51,7 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
       new StreamConnection(socket, request, ctx, registry, {
         authTimeoutMs: ctx.config.wsAuthTimeout * 1000,
         maxConcurrentPerConnection: ctx.config.wsMaxConcurrentPerConnection,
+        frameLimits: { perSecond: ctx.config.wsFramesPerSecond, burst: ctx.config.wsFrameBurst, refusalsBeforeClose: ctx.config.wsFrameRefusalsBeforeClose },
       }).start();
     },
   });

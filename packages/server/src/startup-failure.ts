@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+import { ConfigError } from './config/load-config.js';
+
+/** A start-up step failed because of one setting: the server says which, and why, in one line. */
+export class StartupError extends Error {
+  constructor(readonly setting: string, readonly reason: string) {
+    super(`${setting}: ${reason}`);
+    this.name = 'StartupError';
+  }
+}
+
+/** The useful part of an error, on one line (a failed connect to "localhost" is an AggregateError with an empty message). */
+export function reasonOf(error: unknown): string {
+  const e = error as { message?: string; code?: string; errors?: unknown[] } | null;
+  let text = e?.message || (Array.isArray(e?.errors) && e!.errors.length ? reasonOf(e!.errors[0]) : '') || e?.code || String(error);
+  text = text.replace(/\s+/g, ' ').trim();
+  return text || 'unknown error';
+}
+
+/** Runs one start-up step; a failure is reported against `setting`. */
+export async function atStartup<T>(setting: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(setting, reasonOf(error));
+  }
+}
+
+/** Connects to Redis at start: the refusal is the REDIS_URL's fault, and ioredis must not print its own "Unhandled error event" stack. */
+export async function connectRedisAtStart(redis: Redis): Promise<void> {
+  let last: unknown;
+  const remember = (error: unknown) => { last = error; };
+  redis.on('error', remember);
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new StartupError('REDIS_URL', reasonOf(last ?? error));
+  } finally {
+    redis.off('error', remember);
+  }
+}
+
+/** The setting a failed listen() points at. */
+export function listenSetting(error: unknown): string {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'HOST' : 'PORT';
+}
+
+/** "Codeloom failed to start: <setting>: <cause>", one line, no stack trace. */
+export function startupFailureLine(error: unknown): string {
+  if (error instanceof ConfigError) return `Codeloom failed to start: ${error.problems.join('; ')}`;
+  return `Codeloom failed to start: ${error instanceof StartupError ? error.message : reasonOf(error)}`;
+}

@@ -60,8 +60,7 @@ export async function createRedisClient(url: string, settings: RedisClientSettin
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    const where = new URL(url);
-    throw new Error(`Redis at ${where.hostname}:${where.port || 6379} is unreachable (${(lastError ?? (error as Error)).message}); start it or fix REDIS_URL`);
+    throw lastError ?? error;
   }
   return redis;
 }

@@ -70,7 +70,8 @@ export class StreamConnection {
       try {
         principal = await this.ctx.credentials.resolve(authorization, env);
       } catch (error) {
-        if (error instanceof AppError) return this.refuse(toErrorData(error));
+        // A bad re-auth frame leaves the credential the socket already holds in force.
+        if (error instanceof AppError) return this.principal ? this.sendNow({ event: 'error', data: toErrorData(error) }) : this.refuse(toErrorData(error));
         this.request.log.error({ err: error }, 'channel authentication failed');
         this.sendNow({ event: 'error', data: problemData('service_unavailable', 'The credential could not be checked; reconnect and retry.') });
         this.ws.close(1011, 'internal error');

@@ -89,6 +89,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(runsRoutes(ctx));
   }, { prefix: API_PREFIX });
   await app.ready();
+  await ctx.runs.start();
   const recovered = await ctx.runs.recover();
   if (recovered.interrupted || recovered.requeued) app.log.warn(recovered, 'runs recovered from the previous stop');
 

@@ -20,8 +20,7 @@ import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
 import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
-import { RunQueue } from './modules/runs/run-queue.js';
-import { MemoryRunEventBus, RedisRunEventBus } from './modules/runs/run-events.js';
+import { createRunEngine } from './modules/runs/create-run-engine.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -39,7 +38,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
     await redis.connect();
   }
-  const prefix = options.redisPrefix ?? 'codeloom:';
+  const prefix = options.redisPrefix ?? config.redisPrefix;
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();
   const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`) : new MemoryRevocationStore();
   const keyRing = new KeyRing(store.signingKeys, config.issuer!, config.audience);
@@ -52,8 +51,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
   const agents = new AgentsService(store, models);
-  const runEvents = redis ? new RedisRunEventBus(redis, `${prefix}run-events:`) : new MemoryRunEventBus();
-  const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), new RunQueue(config.runsPerAccount, config.runsTotal), runEvents);
+  const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
+  const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), engine, runEvents);
   return {
     config,
     store,

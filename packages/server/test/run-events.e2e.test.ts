@@ -29,6 +29,7 @@ async function connect(base: string, token: string) {
   return {
     frames, waitFor,
     subscribe: (runId: string) => ws.send(JSON.stringify({ type: 'subscribe', run_id: runId })),
+    send: (frame: unknown) => ws.send(JSON.stringify(frame)),
     of: (runId: string) => frames.filter((f) => f.id === runId),
     close: () => ws.close(),
   };
@@ -151,25 +152,40 @@ describe('run events over the streaming channel', () => {
     ws.close();
   });
 
-  it('answers at once for a finished run, with the same frame a live subscriber got', async () => {
+  it('replays a finished run\'s events to a late subscriber, then its final frame; `after` skips what the client has', async () => {
     const ok = await execute(await workflow([['planner', 'sandbox']]));
+    const early = await connect(t.url, token);
+    early.subscribe(ok);
     await finished(ok);
+    await early.waitFor((f) => f.id === ok && f.event === 'complete');
     fake.script({ failNext: { count: 1, status: 500 } });
     const bad = await execute(await workflow([['coder', 'gpt-slow']]));
     await finished(bad);
     const ws = await connect(t.url, token);
     ws.subscribe(ok);
-    const complete = await ws.waitFor((f) => f.id === ok, 2_000);
-    expect(complete.event).toBe('complete');
+    const complete = await ws.waitFor((f) => f.id === ok && f.event === 'complete', 2_000);
     expect(complete.data).toEqual(await getRun(ok));
+    // Every frame once, numbered 1, 2, 3, … and equal to what the early subscriber got live.
+    expect(ws.of(ok).map((f) => f.seq)).toEqual(ws.of(ok).map((_, i) => i + 1));
+    expect(ws.of(ok)).toEqual(early.of(ok));
+    expect(ws.of(ok)[0].event).toBe('run_started');
     ws.subscribe(bad);
-    const error = await ws.waitFor((f) => f.id === bad, 2_000);
-    expect(error.event).toBe('error');
+    const error = await ws.waitFor((f) => f.id === bad && f.event === 'error', 2_000);
     expect(error.data).toMatchObject({ status: 502, code: 'upstream_error', run: await getRun(bad) });
-    await sleep(100);
-    expect(ws.of(ok)).toHaveLength(1);
-    expect(ws.of(bad)).toHaveLength(1);
+    // Resuming after the third frame sends the rest only.
+    const resumed = await connect(t.url, token);
+    resumed.frames.length = 0;
+    const all = ws.of(ok);
+    resumed.send({ type: 'subscribe', run_id: ok, after: 3 });
+    await resumed.waitFor((f) => f.id === ok && f.event === 'complete', 2_000);
+    expect(resumed.of(ok)).toEqual(all.slice(3));
+    // After the last frame: nothing at all.
+    resumed.send({ type: 'subscribe', run_id: ok, after: all.length });
+    await sleep(150);
+    expect(resumed.of(ok)).toEqual(all.slice(3));
+    early.close();
     ws.close();
+    resumed.close();
   });
 
   it('answers a subscribe to another account\'s run (or none) with an error frame 404, and sends it nothing more', async () => {

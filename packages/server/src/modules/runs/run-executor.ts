@@ -16,12 +16,17 @@ export class RunCancelled extends Error {
   constructor(readonly reason: 'cancelled' | 'interrupted') { super(reason); }
 }
 
+/** The stored run is no longer `running` (cancelled or interrupted from another instance): this execution stops without writing. */
+class RunLost extends Error {}
+
 /**
  * Carries out one run: its steps in order, each seeing the task, the
  * requirements and the earlier outputs; a reviewer asking for changes sends
  * the work back to the coder at most `maxIterations` times. Every change of
  * state is saved before it is announced, so what a subscriber sees is what a
- * GET returns.
+ * GET returns. Every save is guarded in the database: the first one claims the
+ * run (`queued` → `running`), later ones only apply while it is still
+ * `running`, so a run cancelled or ended elsewhere is never written back.
  */
 export class RunExecutor {
   constructor(
@@ -32,11 +37,14 @@ export class RunExecutor {
     private readonly events: RunEventBus,
   ) {}
 
-  async execute(run: RunState, signal: AbortSignal): Promise<void> {
+  /** Claims and executes a queued run; false when it was not `queued` any more (another instance has it, or it was cancelled). */
+  async execute(run: RunState, signal: AbortSignal): Promise<boolean> {
+    if (run.status !== 'queued' || signal.aborted) return false;
     const principal = await this.principalFor(run);
     run.status = 'running';
     run.started_at = nowIso();
-    await this.save(run, { event: 'run_started', id: run.id, data: toRun(run) });
+    if (!(await this.store.runs.saveIfStatus(toRow(run), ['queued']))) return false;
+    await this.events.append(run.id, { event: 'run_started', id: run.id, data: toRun(run) });
     try {
       for (let i = 0; i < run.steps.length; i++) {
         if (signal.aborted) throw new RunCancelled(signalReason(signal));
@@ -47,6 +55,7 @@ export class RunExecutor {
       this.finish(run, 'succeeded', null);
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
     } catch (error) {
+      if (error instanceof RunLost) return true;
       const cancelled = error instanceof RunCancelled || signal.aborted;
       const reason = cancelled ? signalReason(signal) : undefined;
       const info = cancelled
@@ -57,14 +66,18 @@ export class RunExecutor {
       for (const s of run.steps) if (s.status === 'pending') s.status = 'skipped';
       this.finish(run, reason === 'cancelled' ? 'cancelled' : 'failed', { ...info, ...(failedAt ? { step: failedAt.index } : {}) });
       const status = runErrorStatus(info.code);
-      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } });
+      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } }).catch((e) => {
+        if (!(e instanceof RunLost)) throw e;
+      });
     }
+    return true;
   }
 
   private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal): Promise<void> {
     await this.waitForBudget(principal, run.spec.maxTokens ?? 0, signal);
     const model = run.environment === 'sandbox' ? this.models.find('sandbox')! : this.models.find(step.model);
     if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
+    if (signal.aborted) throw new RunCancelled(signalReason(signal));
     Object.assign(step, { status: 'running', started_at: nowIso() });
     await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
     const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
@@ -79,7 +92,7 @@ export class RunExecutor {
       })) {
         if (part.type === 'text') {
           pieces.push(part.text);
-          this.events.publish(run.id, { event: 'token', id: run.id, data: part.text, step: step.index } as StreamEvent);
+          void this.events.append(run.id, { event: 'token', id: run.id, data: part.text, step: step.index } as StreamEvent).catch(() => { /* a lost token frame; the step's output keeps it */ });
         } else {
           tokens = part.usage.promptTokens + part.usage.completionTokens;
         }
@@ -139,9 +152,10 @@ export class RunExecutor {
     run.finished_at = nowIso();
   }
 
+  /** Saves while the run is still `running` here, then announces the change; throws RunLost when it has ended elsewhere. */
   private async save(run: RunState, event: StreamEvent): Promise<void> {
-    await this.store.runs.save(toRow(run));
-    this.events.publish(run.id, event);
+    if (!(await this.store.runs.saveIfStatus(toRow(run), ['running']))) throw new RunLost();
+    await this.events.append(run.id, event);
   }
 
   private async principalFor(run: RunState): Promise<Principal> {

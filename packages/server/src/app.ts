@@ -23,6 +23,7 @@ import { runsRoutes } from './modules/runs/runs-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
+import { registerSseStreams } from './plugins/sse-streams.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -36,6 +37,8 @@ export interface CodeloomApp {
   ctx: AppContext;
   /** Stop taking new requests, let in-flight ones finish, then close storage. */
   close(): Promise<void>;
+  /** The drain timed out: end every open SSE stream with `shutting_down` and leave no run of this instance `running`. */
+  abandon(): Promise<void>;
 }
 
 export async function buildApp(config: Config, options: ContextOptions = {}): Promise<CodeloomApp> {
@@ -67,6 +70,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  const sseStreams = registerSseStreams(app);
   registerErrorHandler(app);
   registerNotFound(app);
   registerJsonParser(app);
@@ -98,8 +102,16 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     ctx,
     async close() {
       closing = true;
+      // Runs first: checkpointed while storage is certainly up; run event streams then end (clients resume elsewhere).
+      await ctx.runs.shutdown();
+      sseStreams.shutdown('run');
       await app.close();
       await closeContext(ctx);
+    },
+    async abandon() {
+      closing = true;
+      sseStreams.shutdown();
+      await ctx.runs.forceInterrupt();
     },
   };
 }

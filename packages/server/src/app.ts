@@ -20,6 +20,7 @@ import { generateRoutes } from './modules/generate/generate-routes.js';
 import { projectsRoutes } from './modules/projects/projects-routes.js';
 import { agentsRoutes } from './modules/agents/agents-routes.js';
 import { runsRoutes } from './modules/runs/runs-routes.js';
+import { workflowsRoutes } from './modules/workflows/workflows-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
@@ -90,6 +91,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(generateRoutes(ctx));
     await api.register(projectsRoutes(ctx));
     await api.register(agentsRoutes(ctx));
+    await api.register(workflowsRoutes(ctx));
     await api.register(runsRoutes(ctx));
   }, { prefix: API_PREFIX });
   await app.ready();

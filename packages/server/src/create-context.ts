@@ -18,6 +18,7 @@ import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
+import { WorkflowsService } from './modules/workflows/workflows-service.js';
 import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
 import { createRunEngine } from './modules/runs/create-run-engine.js';
@@ -51,8 +52,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
   const agents = new AgentsService(store, models);
+  const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
-  const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), engine, runEvents);
+  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), engine, runEvents);
   return {
     config,
     store,
@@ -69,6 +71,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     generation,
     projects,
     agents,
+    workflows,
     runs,
     runEvents,
   };

@@ -5,6 +5,7 @@ import type { RunsTable } from '../../storage/database.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../auth/principal.js';
 import type { AgentsService } from '../agents/agents-service.js';
+import type { WorkflowsService } from '../workflows/workflows-service.js';
 import type { GenerationService } from '../generate/generation-service.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { paginate, type Page } from '../pagination.js';
@@ -25,6 +26,7 @@ export class RunsService {
   constructor(
     private readonly store: Store,
     private readonly agents: AgentsService,
+    private readonly workflows: WorkflowsService,
     private readonly generation: GenerationService,
     private readonly projects: ProjectsService,
     private readonly executor: RunExecutor,
@@ -40,7 +42,7 @@ export class RunsService {
   }
 
   async executeWorkflow(principal: Principal, workflowId: string, body: ExecuteBody): Promise<Run> {
-    const wf = await this.agents.getWorkflow(principal, workflowId);
+    const wf = await this.workflows.getWorkflow(principal, workflowId);
     const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
     const maxIterations = num(wf.data.config.max_iterations);
     const temperature = num(wf.data.config.temperature);

@@ -29,6 +29,7 @@ export async function sendRunEvents(ctx: AppContext, request: FastifyRequest, re
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
   });
+  raw.flushHeaders(); // a queued run may say nothing for a while; the client learns at once that the stream is open
   open = true;
   for (const frame of pending.splice(0)) write(frame);
   const forget = request.server.sseStreams.add({ kind: 'run', raw, id: runId, stop: follower.stop });

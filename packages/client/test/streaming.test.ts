@@ -139,15 +139,22 @@ describe('runs.watch', () => {
     expect(events.every((e) => e.id === run.id)).toBe(true);
   });
 
-  it('a finished run answers at once; an unknown run is not_found', async () => {
-    const wf = await client.workflows.create({ name: 'solo', agents: [{ type: 'coder' }] });
+  it('watching right after execute, or after the end, replays every event once; `after` resumes; an unknown run is not_found', async () => {
+    const wf = await client.workflows.create({ name: 'duo', agents: [{ type: 'planner' }, { type: 'coder' }] });
     const run = await client.workflows.execute(wf.id, { task: 'hello world' });
-    await client.runs.watch(run.id).result;
+    const first: RunEvent[] = [];
+    for await (const e of client.runs.watch(run.id)) first.push(e);
+    expect(first[0]!.event).toBe('run_started');
+    expect(first.filter((e) => e.event === 'step_started').map((e) => (e as Extract<RunEvent, { event: 'step_started' }>).data.agent)).toEqual(['planner', 'coder']);
+    expect(first.map((e) => e.seq)).toEqual(first.map((_, i) => i + 1));
     const again = client.runs.watch(run.id);
     const events: RunEvent[] = [];
     for await (const e of again) events.push(e);
-    expect(events.map((e) => e.event)).toEqual(['complete']);
+    expect(events).toEqual(first);
     expect((await again.result).status).toBe('succeeded');
+    const resumed: RunEvent[] = [];
+    for await (const e of client.runs.watch(run.id, { after: 3 })) resumed.push(e);
+    expect(resumed).toEqual(first.slice(3));
 
     const missing = client.runs.watch('run_doesnotexist');
     expect(await missing.result.catch(fail)).toMatchObject({ status: 404, code: 'not_found' });

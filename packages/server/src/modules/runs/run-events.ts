@@ -46,7 +46,8 @@ export class MemoryRunEventBus implements RunEventBus {
   async append(runId: string, event: StreamEvent): Promise<RunFrame> {
     let log = this.logs.get(runId);
     if (!log) this.logs.set(runId, log = { frames: [], expiresAt: Infinity });
-    const frame = { ...event, id: runId, seq: log.frames.length + 1 } as RunFrame;
+    // A snapshot: the executor goes on changing the run and step objects an event refers to.
+    const frame = JSON.parse(JSON.stringify({ ...event, id: runId, seq: log.frames.length + 1 })) as RunFrame;
     log.frames.push(frame);
     if (isTerminalFrame(frame)) log.expiresAt = Date.now() + RUN_EVENTS_TTL_SECONDS * 1000;
     this.emitter.emit(runId, frame);

@@ -24,6 +24,8 @@ export interface RunEventBus {
   listen(runId: string, listener: RunEventListener): () => void;
   signal(runId: string, reason: RunSignal): Promise<void>;
   onSignal(handler: (runId: string, reason: RunSignal) => void): void;
+  /** Resolves once this instance hears live frames and signals. */
+  ready(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,10 @@ export class MemoryRunEventBus implements RunEventBus {
     this.signalHandlers.push(handler);
   }
 
+  async ready(): Promise<unknown> {
+    return undefined;
+  }
+
   protected deliverSignal(runId: string, reason: RunSignal): void {
     for (const h of this.signalHandlers) h(runId, reason);
   }
@@ -103,7 +109,7 @@ return frame`;
 
 export class RedisRunEventBus extends MemoryRunEventBus {
   private readonly subscriber: Redis;
-  private readonly ready: Promise<unknown>;
+  private readonly subscribed: Promise<unknown>;
   private readonly signalChannel: string;
 
   constructor(private readonly redis: Redis, private readonly prefix: string) {
@@ -122,12 +128,11 @@ export class RedisRunEventBus extends MemoryRunEventBus {
         this.deliverSignal(run_id, reason);
       } catch { /* not ours */ }
     });
-    this.ready = Promise.all([this.subscriber.psubscribe(`${prefix}live:*`), this.subscriber.subscribe(this.signalChannel)]);
+    this.subscribed = Promise.all([this.subscriber.psubscribe(`${prefix}live:*`), this.subscriber.subscribe(this.signalChannel)]);
   }
 
-  /** Resolves once this instance hears live frames and signals. */
-  whenReady(): Promise<unknown> {
-    return this.ready;
+  override ready(): Promise<unknown> {
+    return this.subscribed;
   }
 
   override async append(runId: string, event: StreamEvent): Promise<RunFrame> {

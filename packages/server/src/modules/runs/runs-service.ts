@@ -38,6 +38,7 @@ export class RunsService {
   /** Starts taking runs from the engine and hearing cancel signals for the runs executing here. */
   async start(): Promise<void> {
     this.events.onSignal((runId, reason) => this.controllers.get(runId)?.abort(reason));
+    await this.events.ready();
     await this.engine.start((runId) => this.executeQueued(runId), (runId) => this.interruptLost(runId));
   }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
@@ -103,13 +104,21 @@ describe.skipIf(!enabled)('runs across two server processes (PostgreSQL + Redis)
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.end();
+    // The queue, slots and event logs of this test's prefix.
+    const redis = new Redis(TEST_REDIS_URL!);
+    const keys = await redis.keys(`${schema}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
   });
 
   it('a cancel through the other instance aborts the model call at once; the run stays cancelled and no step starts after it', async () => {
     fake.reset();
     fake.script(SLOW);
-    // Only instance A runs yet, so it executes the run; B starts afterwards.
-    const id = await execute(a, 'cancel me across instances');
+    // Only instance A runs yet, so it executes the run; B starts afterwards. Two model steps: the second must never start.
+    const wf = await request(api(a, '/agents/create'), { token, body: { name: 'two', agents: [{ type: 'coder', model: 'gpt-fake' }, { type: 'tester', model: 'gpt-fake' }] } });
+    expect(wf.status).toBe(201);
+    const started = await request(api(a, `/workflows/${wf.body.id}/execute`), { token, body: { task: 'cancel me across instances' } });
+    const id = started.body.id as string;
     await waitFor(a, id, (r) => r.status === 'running');
     while (fake.requests.length === 0) await sleep(20);
     b = await spawnServer(env);
@@ -124,6 +133,7 @@ describe.skipIf(!enabled)('runs across two server processes (PostgreSQL + Redis)
       const run = await getRun(s, id);
       expect(run.status).toBe('cancelled');
       expect(run.steps[0]).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+      expect(run.steps[1].status).toBe('skipped');
     }
     expect(fake.requests.length).toBe(before);
     // A second cancel is a conflict on either instance.

@@ -90,5 +90,13 @@ export async function benchRuns({ runs = Number(process.env.BENCH_RUNS ?? 200), 
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(REDIS_URL);
+    for (let cursor = '0'; ;) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${schema}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      if ((cursor = next) === '0') break;
+    }
+    await redis.quit();
   }
 }

@@ -67,12 +67,14 @@ export class BullRunEngine implements RunEngine {
     if (this.stopping) return retryLater(0);
     if (!(await this.slots.acquire(account, runId))) return retryLater(200 + Math.floor(Math.random() * 300));
     const renew = setInterval(() => { void this.slots.renew(account, runId).catch(() => {}); }, this.options.leaseSeconds * 500);
+    let declined = false;
     try {
-      await handler(runId);
+      declined = (await handler(runId)) === 'declined';
     } finally {
       clearInterval(renew);
       await this.slots.release(account, runId).catch(() => {});
     }
+    if (declined) return retryLater(0);
   }
 
   async enqueue(runId: string, account: string): Promise<void> {
@@ -91,6 +93,10 @@ export class BullRunEngine implements RunEngine {
     if (!job) return false;
     const state = await job.getState();
     return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+  }
+
+  async releaseSlot(runId: string, account: string): Promise<void> {
+    await this.slots.release(account, runId);
   }
 
   async stop(): Promise<void> {

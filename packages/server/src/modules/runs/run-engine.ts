@@ -1,7 +1,10 @@
 import { RunQueue } from './run-queue.js';
 
-/** Executes one run by id (the handler claims it in the database first; a run that is no longer `queued` is left alone). */
-export type RunHandler = (runId: string) => Promise<void>;
+/**
+ * Executes one run by id (the handler claims it in the database first; a run that is no longer `queued` is left alone).
+ * Resolves `'declined'` when this instance is stopping and did not start it: the engine hands it to another instance.
+ */
+export type RunHandler = (runId: string) => Promise<'declined' | void>;
 
 /**
  * Where queued runs wait and which instance executes each. The handler is
@@ -13,6 +16,8 @@ export interface RunEngine {
   enqueue(runId: string, account: string): Promise<void>;
   /** Whether some instance still holds the run's job (queued, waiting, executing). Unknown in-process: there is only this instance. */
   hasLiveJob(runId: string): Promise<boolean>;
+  /** A run whose instance died ended: its account slot is free now rather than when its hold lapses. */
+  releaseSlot(runId: string, account: string): Promise<void>;
   /** Stops taking runs; resolves once no run executes here (the caller aborts them). */
   stop(): Promise<void>;
 }
@@ -42,6 +47,10 @@ export class InProcessRunEngine implements RunEngine {
 
   async hasLiveJob(): Promise<boolean> {
     return false;
+  }
+
+  async releaseSlot(): Promise<void> {
+    // In-process slots end with their job.
   }
 
   async stop(): Promise<void> {

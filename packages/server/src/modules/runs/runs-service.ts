@@ -90,7 +90,8 @@ export class RunsService {
   }
 
   /** The engine hands this instance a run: it executes it if it is still `queued` (the executor's first save claims it). */
-  private async executeQueued(runId: string): Promise<void> {
+  private async executeQueued(runId: string): Promise<'declined' | void> {
+    if (this.stopping) return 'declined';
     const row = await this.store.runs.getById(runId);
     if (!row || this.controllers.has(runId)) return;
     // The job came round again while its run says `running`: the instance that executed it is gone.
@@ -99,7 +100,7 @@ export class RunsService {
     const controller = new AbortController();
     this.controllers.set(runId, controller);
     try {
-      if (this.stopping) return;
+      if (this.stopping) return 'declined';
       await this.executor.execute(fromRow(row), controller.signal);
     } catch (error) {
       this.onError(error, 'run execution failed');
@@ -117,6 +118,7 @@ export class RunsService {
     if (!ended) return;
     await this.events.append(runId, errorEventOf(ended));
     await this.events.signal(runId, 'interrupted');
+    await this.engine.releaseSlot(runId, `${row.user_id}:${row.environment}`);
   }
 
   async get(principal: Principal, id: string): Promise<Run> {

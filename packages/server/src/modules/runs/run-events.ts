@@ -32,10 +32,19 @@ export interface RunEventBus {
 const TERMINAL_EVENTS = new Set(['complete', 'error']);
 export const isTerminalFrame = (frame: StreamEvent) => TERMINAL_EVENTS.has(frame.event);
 
-/** One instance: the log lives in memory, pruned a day after each run's end. */
+/** Finished runs whose events one instance keeps in memory (the oldest are forgotten first). */
+export const MEMORY_FINISHED_RUNS = 1_000;
+
+/**
+ * One instance: the log lives in memory, pruned a day after each run's end,
+ * and at most MEMORY_FINISHED_RUNS finished runs' logs are kept (memory stays
+ * bounded). A forgotten run's subscriber still gets its final frame (rebuilt
+ * from the run record).
+ */
 export class MemoryRunEventBus implements RunEventBus {
   protected readonly emitter = new EventEmitter();
   private readonly logs = new Map<string, { frames: RunFrame[]; expiresAt: number }>();
+  private readonly finished = new Set<string>();
   private readonly signalHandlers: Array<(runId: string, reason: RunSignal) => void> = [];
   private readonly pruner: NodeJS.Timeout;
 
@@ -51,7 +60,15 @@ export class MemoryRunEventBus implements RunEventBus {
     // A snapshot: the executor goes on changing the run and step objects an event refers to.
     const frame = JSON.parse(JSON.stringify({ ...event, id: runId, seq: log.frames.length + 1 })) as RunFrame;
     log.frames.push(frame);
-    if (isTerminalFrame(frame)) log.expiresAt = Date.now() + RUN_EVENTS_TTL_SECONDS * 1000;
+    if (isTerminalFrame(frame)) {
+      log.expiresAt = Date.now() + RUN_EVENTS_TTL_SECONDS * 1000;
+      this.finished.add(runId);
+      for (const old of this.finished) {
+        if (this.finished.size <= MEMORY_FINISHED_RUNS) break;
+        this.finished.delete(old);
+        this.logs.delete(old);
+      }
+    }
     this.emitter.emit(runId, frame);
     return frame;
   }
@@ -83,7 +100,11 @@ export class MemoryRunEventBus implements RunEventBus {
 
   private prune(): void {
     const now = Date.now();
-    for (const [id, log] of this.logs) if (log.expiresAt < now) this.logs.delete(id);
+    for (const [id, log] of this.logs) {
+      if (log.expiresAt >= now) continue;
+      this.logs.delete(id);
+      this.finished.delete(id);
+    }
   }
 
   async close(): Promise<void> {

@@ -207,4 +207,34 @@ describe('run events over the streaming channel', () => {
     expect((await ws.waitFor((f) => f.event === 'error')).data.code).toBe('validation_failed');
     ws.close();
   });
+  it('serves the events as SSE with `id: <seq>`: live for a queued run, resumable with Last-Event-ID or ?after=; 404 and 400 as problem documents', async () => {
+    const release = await holdSlot();
+    const runId = await execute(await workflow([['planner', 'sandbox'], ['coder', 'sandbox']]));
+    const sse = (headers: Record<string, string> = {}, query = '') => fetch(api(`/runs/${runId}/events${query}`), { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const parse = async (res: Response) => (await res.text()).split('\n\n').filter((b) => b.includes('data: ')).map((b) => ({
+      id: Number(/^id: (\d+)$/m.exec(b)![1]), event: /^event: (.*)$/m.exec(b)![1], frame: JSON.parse(/^data: (.*)$/m.exec(b)![1]!),
+    }));
+    const live = sse();
+    const res = await live;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await release();
+    const all = await parse(res);
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    expect(all.map((e) => e.frame.seq)).toEqual(all.map((e) => e.id));
+    expect(all[0]!.event).toBe('run_started');
+    expect(all.filter((e) => e.event === 'step_started')).toHaveLength(2);
+    expect(all.at(-1)!.event).toBe('complete');
+    expect(all.at(-1)!.frame.data).toEqual(await getRun(runId));
+    expect(await parse(await sse({ 'last-event-id': '2' }))).toEqual(all.slice(2));
+    expect(await parse(await sse({}, `?after=${all.length - 1}`))).toEqual(all.slice(-1));
+    expect(await parse(await sse({ 'last-event-id': String(all.length) }))).toEqual([]);
+    const bad = await sse({ 'last-event-id': 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).code).toBe('validation_failed');
+    const stranger = await registerUser(t.url, { ip: nextIp() });
+    const denied = await fetch(api(`/runs/${runId}/events`), { headers: { authorization: `Bearer ${stranger.token}` } });
+    expect(denied.status).toBe(404);
+    expect(denied.headers.get('content-type')).toMatch(/problem\+json/);
+  });
 });

@@ -78,7 +78,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
-  await ctx.runs.shutdown();
+  await ctx.runs.close();
   await ctx.runEvents.close();
   await ctx.models.close();
   await ctx.limits.close();

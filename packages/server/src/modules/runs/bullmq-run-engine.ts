@@ -102,6 +102,10 @@ export class BullRunEngine implements RunEngine {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.worker?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
     await this.queue.close();
     await this.connection.quit().catch(() => this.connection.disconnect());
   }

@@ -18,8 +18,10 @@ export interface RunEngine {
   hasLiveJob(runId: string): Promise<boolean>;
   /** A run whose instance died ended: its account slot is free now rather than when its hold lapses. */
   releaseSlot(runId: string, account: string): Promise<void>;
-  /** Stops taking runs; resolves once no run executes here (the caller aborts them). */
+  /** Stops taking runs; resolves once no run executes here (the caller aborts them). Runs may still be queued (for other instances). */
   stop(): Promise<void>;
+  /** Releases the engine's connections (after stop). */
+  close(): Promise<void>;
 }
 
 /** The embedded single instance: the in-process per-account queue. */
@@ -56,5 +58,9 @@ export class InProcessRunEngine implements RunEngine {
   async stop(): Promise<void> {
     this.queue.stop();
     for (let i = 0; i < 1_000 && !this.queue.idle; i++) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release.
   }
 }

@@ -202,6 +202,12 @@ export class RunsService {
     await this.forceInterrupt();
   }
 
+  /** After shutdown and the HTTP drain: the engine's connections close (runs created during the drain were still queued). */
+  async close(): Promise<void> {
+    await this.shutdown();
+    await this.engine.close();
+  }
+
   /** Drain timed out (or an executor is stuck): every run still executing here is written `failed`/`interrupted` directly. */
   async forceInterrupt(): Promise<void> {
     this.stopping = true;

@@ -122,6 +122,9 @@ describe.skipIf(!enabled)('runs across two server processes (PostgreSQL + Redis)
     await waitFor(a, id, (r) => r.status === 'running');
     while (fake.requests.length === 0) await sleep(20);
     b = await spawnServer(env);
+    // B's start left A's run alone.
+    await sleep(300);
+    expect((await getRun(b, id)).status).toBe('running');
     const before = fake.requests.length;
     const res = await request(api(b, `/runs/${id}/cancel`), { token, method: 'POST' });
     expect(res.status).toBe(200);
@@ -215,6 +218,7 @@ describe.skipIf(!enabled)('runs across two server processes (PostgreSQL + Redis)
     expect((await getRun(a, queued)).status).toBe('queued');
     b = await spawnServer(env);
     await sleep(300);
+    expect((await getRun(b, id)).status).toBe('running'); // B's start did not touch it
     await a.stop('SIGKILL');
     const killedAt = Date.now();
     fake.script(QUICK);

@@ -32,7 +32,9 @@ export class RunsService {
     private readonly executor: RunExecutor,
     readonly engine: RunEngine,
     readonly events: RunEventBus,
-    private readonly onError: (error: unknown, what: string) => void = () => {},
+    private readonly onError: (error: unknown, what: string) => void = (error, what) => {
+      process.stderr.write(`${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
   ) {}
 
   /** Starts taking runs from the engine and hearing cancel signals for the runs executing here. */

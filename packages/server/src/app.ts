@@ -106,14 +106,13 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
       closing = true;
       // Runs first: checkpointed while storage is certainly up; run event streams then end (clients resume elsewhere).
       await ctx.runs.shutdown();
-      sseStreams.shutdown('run');
+      void sseStreams.shutdown('run');
       await app.close();
       await closeContext(ctx);
     },
     async abandon() {
       closing = true;
-      sseStreams.shutdown();
-      await ctx.runs.forceInterrupt();
+      await Promise.all([sseStreams.shutdown(), ctx.runs.forceInterrupt()]);
     },
   };
 }

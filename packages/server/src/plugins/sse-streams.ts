@@ -37,17 +37,24 @@ export class SseStreams {
     return this.open.size;
   }
 
-  /** Ends the open streams (of one kind, or all) with an `error` event `shutting_down`. */
-  shutdown(kind?: SseKind): void {
+  /**
+   * Ends the open streams (of one kind, or all) with an `error` event
+   * `shutting_down`; resolves once those responses are flushed (at most a second).
+   */
+  shutdown(kind?: SseKind): Promise<void> {
     const data = { status: ERROR_CODES.shutting_down.status, code: 'shutting_down', message: 'The server is shutting down; reconnect and retry.' };
+    const flushed: Array<Promise<void>> = [];
     for (const s of [...this.open]) {
       if (kind && s.kind !== kind) continue;
       this.open.delete(s);
       s.stop();
       if (s.raw.destroyed || s.raw.writableEnded) continue;
+      flushed.push(new Promise((resolve) => { s.raw.once('finish', resolve); s.raw.once('close', resolve); }));
       s.raw.write(`event: error\ndata: ${JSON.stringify({ event: 'error', id: s.id, data })}\n\n`);
       s.raw.end();
     }
+    if (!flushed.length) return Promise.resolve();
+    return Promise.race([Promise.all(flushed).then(() => {}), new Promise<void>((r) => setTimeout(r, 1_000).unref())]);
   }
 }
 

@@ -126,7 +126,7 @@ redis.call('XADD', KEYS[2], seq .. '-0', 'f', frame)
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 redis.call('PUBLISH', KEYS[3], frame)
-return frame`;
+return seq`;
 
 export class RedisRunEventBus extends MemoryRunEventBus {
   private readonly subscriber: Redis;
@@ -159,8 +159,8 @@ export class RedisRunEventBus extends MemoryRunEventBus {
   override async append(runId: string, event: StreamEvent): Promise<RunFrame> {
     const { id: _id, ...rest } = event as StreamEvent & { id?: string };
     const json = JSON.stringify({ ...rest, id: runId });
-    const frame = await this.redis.eval(APPEND, 3, `${this.prefix}seq:${runId}`, `${this.prefix}log:${runId}`, `${this.prefix}live:${runId}`, json, RUN_EVENTS_TTL_SECONDS) as string;
-    return JSON.parse(frame) as RunFrame;
+    const seq = await this.redis.eval(APPEND, 3, `${this.prefix}seq:${runId}`, `${this.prefix}log:${runId}`, `${this.prefix}live:${runId}`, json, RUN_EVENTS_TTL_SECONDS) as number;
+    return { ...rest, id: runId, seq } as RunFrame;
   }
 
   override async read(runId: string, after: number): Promise<RunFrame[]> {

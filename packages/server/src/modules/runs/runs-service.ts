@@ -83,7 +83,17 @@ export class RunsService {
       userId: principal.user.id, environment: principal.environment, spec,
     };
     await this.store.runs.insert(toRow(run));
-    await this.schedule(run);
+    try {
+      await this.schedule(run);
+    } catch (error) {
+      // Not queued anywhere: the run ends now rather than waiting for a restart to find it.
+      this.onError(error, 'run could not be queued');
+      const message = 'The run queue is unreachable; try again shortly.';
+      for (const s of run.steps) s.status = 'skipped';
+      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'service_unavailable', message } });
+      await this.store.runs.saveIfStatus(toRow(run), ['queued']);
+      throw new AppError('service_unavailable', message);
+    }
     return toRun(run);
   }
 

@@ -44,6 +44,6 @@ export const agentsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
 
   app.post('/agents/:id/execute', {
     config: write,
-    schema: { tags: agentTags, security, summary: 'Run one agent on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: { tags: agentTags, security, summary: 'Run one agent on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429, 503) } },
   }, async (request, reply) => reply.code(202).send(await ctx.runs.executeAgent(request.principal!, request.params.id, request.body)));
 };

@@ -45,6 +45,6 @@ export const workflowsRoutes = (ctx: AppContext): FastifyPluginAsync => async (f
 
   app.post('/workflows/:id/execute', {
     config: write,
-    schema: { tags: wfTags, security, summary: 'Run a workflow on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: { tags: wfTags, security, summary: 'Run a workflow on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429, 503) } },
   }, async (request, reply) => reply.code(202).send(await ctx.runs.executeWorkflow(request.principal!, request.params.id, request.body)));
 };

@@ -7,10 +7,12 @@ const duration = Number(process.env.BENCH_DURATION ?? 5);
 const { benchProfile } = await import('../bench/profile.bench.mjs');
 const { benchGenerate } = await import('../bench/generate.bench.mjs');
 const { benchStream } = await import('../bench/stream.bench.mjs');
+const { benchRuns } = await import('../bench/runs.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
   stream: () => benchStream(),
+  runs: () => benchRuns(),
 };
 for (const [name, run] of Object.entries(suites)) {
   if (only && only !== name) continue;

@@ -186,8 +186,8 @@ export class RunsResource extends Paginated<Run> {
   cancel(id: string, options: RequestOptions = {}): Promise<Run> {
     return this.t.request(`${this.path}/${seg(id)}/cancel`, { ...options, method: 'POST' });
   }
-  /** Live events of the run over the WebSocket channel, ending at `complete` or `error`. */
-  watch(id: string, options: { signal?: AbortSignal; timeout?: number } = {}): RunWatch {
+  /** The run's events over the WebSocket channel (kept ones replayed first, after `after` when given), ending at `complete` or `error`. */
+  watch(id: string, options: { signal?: AbortSignal; timeout?: number; after?: number } = {}): RunWatch {
     seg(id); // validates
     return new RunWatch(this.t, id, options);
   }

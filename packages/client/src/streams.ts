@@ -156,9 +156,12 @@ export class GenerationStream implements AsyncIterable<string> {
  * Live events of a run (`client.runs.watch(id)`): iterate it for the
  * RunEvents (`run_started`, `step_started`, `token`, `step_completed`, then
  * `complete` or `error`), after which it ends. `result` resolves with the
- * final run record (check `status`: succeeded, failed or cancelled). A run
- * already finished answers at once with its final event. Breaking out of the
- * loop, `close()`, or aborting the signal closes the connection.
+ * final run record (check `status`: succeeded, failed or cancelled). The
+ * server replays the run's kept events first, so a watch opened late (even
+ * after the run finished) still sees every step; each event carries its
+ * `seq` and arrives once. When the connection drops, the watch reconnects
+ * and resumes after the last `seq` it delivered (`after` starts later).
+ * Breaking out of the loop, `close()`, or aborting the signal closes the connection.
  */
 export class RunWatch implements AsyncIterable<RunEvent> {
   readonly result: Promise<Run>;
@@ -167,15 +170,23 @@ export class RunWatch implements AsyncIterable<RunEvent> {
   private readonly unlink: () => void;
   private channel: Channel | undefined;
   private finished = false;
+  private reconnects = 0;
+  private lastSeq: number;
   private settle!: { resolve: (r: Run) => void; reject: (e: unknown) => void };
 
-  constructor(private readonly transport: Transport, readonly runId: string, private readonly options: { signal?: AbortSignal; timeout?: number } = {}) {
+  constructor(private readonly transport: Transport, readonly runId: string, private readonly options: { signal?: AbortSignal; timeout?: number; after?: number } = {}) {
+    this.lastSeq = options.after ?? 0;
     this.events = new AsyncQueue<RunEvent>(() => this.close());
     this.result = new Promise<Run>((resolve, reject) => { this.settle = { resolve, reject }; });
     this.result.catch(() => {});
     this.unlink = linkSignal(this.controller, options.signal);
     this.controller.signal.addEventListener('abort', () => this.fail(CodeloomError.client('cancelled', 'Stopped watching the run.')), { once: true });
     void this.start();
+  }
+
+  /** The `seq` of the last event delivered (pass it as `after` to resume elsewhere). */
+  get seq(): number {
+    return this.lastSeq;
   }
 
   /** Stops watching (the run itself goes on; use `runs.cancel()` to stop it). */
@@ -193,17 +204,33 @@ export class RunWatch implements AsyncIterable<RunEvent> {
       const channel = await openChannel(this.transport, { signal: this.controller.signal, ...(this.options.timeout ? { timeout: this.options.timeout } : {}) });
       if (this.finished) return channel.close();
       this.channel = channel;
-      channel.listen((frame) => this.onFrame(frame), (error) => this.fail(error));
-      channel.send({ type: 'subscribe', run_id: this.runId });
+      channel.listen((frame) => this.onFrame(frame), (error) => this.onDrop(error));
+      channel.send({ type: 'subscribe', run_id: this.runId, ...(this.lastSeq ? { after: this.lastSeq } : {}) });
     } catch (error) {
-      this.fail(error);
+      this.onDrop(error);
     }
+  }
+
+  /** The connection closed before the run's end: connect again and resume after the last event, a few times. */
+  private onDrop(error: unknown): void {
+    if (this.finished || this.controller.signal.aborted) return;
+    // Only a dropped or unreachable connection is worth another try (not a refused credential, not a missing WebSocket).
+    const dropped = CodeloomError.isInstance(error) && (error.code === 'connection_error' || error.code === 'shutting_down' || error.status >= 500);
+    if (!dropped || this.reconnects >= 3) return this.fail(error);
+    this.reconnects += 1;
+    this.channel?.close();
+    this.channel = undefined;
+    setTimeout(() => { void this.start(); }, 250 * this.reconnects);
   }
 
   private onFrame(frame: Frame): void {
     if (this.finished) return;
     // An error frame without id answers a subscribe frame the server could not read.
     if (frame.id !== this.runId && !(frame.event === 'error' && frame.id === undefined)) return;
+    if (typeof frame.seq === 'number') {
+      if (frame.seq <= this.lastSeq) return; // already delivered before a reconnect
+      this.lastSeq = frame.seq;
+    }
     if (frame.event === 'error') {
       const data = (frame.data ?? {}) as { run?: Run };
       if (!data.run) return this.fail(errorFromFrame(frame.data)); // the subscription itself was refused (e.g. 404)

@@ -167,11 +167,11 @@ export interface ProjectFileInfo { path: string; size: number; updated_at: strin
 
 export interface ModelList { data: ModelInfo[]; default: string }
 
-/** Events of `runs.watch()`, as the server sends them for a subscribed run. */
-export type RunEvent =
+/** Events of `runs.watch()`, as the server sends them for a subscribed run; `seq` numbers them 1, 2, 3, … within the run. */
+export type RunEvent = { seq: number } & (
   | { event: 'run_started'; id: string; data: Run }
   | { event: 'step_started'; id: string; data: { run_id: string; index: number; agent: string; model: string; iteration: number } }
   | { event: 'token'; id: string; data: string; step: number }
   | { event: 'step_completed'; id: string; data: { run_id: string; index: number; step: RunStep } }
   | { event: 'complete'; id: string; data: Run }
-  | { event: 'error'; id: string; data: { status: number; code: string; message: string; run?: Run } };
+  | { event: 'error'; id: string; data: { status: number; code: string; message: string; run?: Run } });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from '../../server/test/fakes/openai-fake.js';
 import type { FakeVendor } from '../../server/test/fakes/fake-vendor.js';
 import { CodeloomError, type Codeloom, type RunEvent } from '../src/index.js';
-import { clientFor, eventually, newUser, startTestServer, type TestServer } from './helpers.js';
+import { WebSocket, clientFor, eventually, newUser, startTestServer, type TestServer } from './helpers.js';
 
 const fail = (e: unknown) => e as CodeloomError;
 const WORDS = Array.from({ length: 200 }, (_, i) => `word${i} `);
@@ -154,15 +154,22 @@ describe('runs.watch', () => {
     expect(events.every((e) => e.id === run.id)).toBe(true);
   });
 
-  it('a finished run answers at once; an unknown run is not_found', async () => {
-    const wf = await client.workflows.create({ name: 'solo', agents: [{ type: 'coder' }] });
+  it('watching right after execute, or after the end, replays every event once; `after` resumes; an unknown run is not_found', async () => {
+    const wf = await client.workflows.create({ name: 'duo', agents: [{ type: 'planner' }, { type: 'coder' }] });
     const run = await client.workflows.execute(wf.id, { task: 'hello world' });
-    await client.runs.watch(run.id).result;
+    const first: RunEvent[] = [];
+    for await (const e of client.runs.watch(run.id)) first.push(e);
+    expect(first[0]!.event).toBe('run_started');
+    expect(first.filter((e) => e.event === 'step_started').map((e) => (e as Extract<RunEvent, { event: 'step_started' }>).data.agent)).toEqual(['planner', 'coder']);
+    expect(first.map((e) => e.seq)).toEqual(first.map((_, i) => i + 1));
     const again = client.runs.watch(run.id);
     const events: RunEvent[] = [];
     for await (const e of again) events.push(e);
-    expect(events.map((e) => e.event)).toEqual(['complete']);
+    expect(events).toEqual(first);
     expect((await again.result).status).toBe('succeeded');
+    const resumed: RunEvent[] = [];
+    for await (const e of client.runs.watch(run.id, { after: 3 })) resumed.push(e);
+    expect(resumed).toEqual(first.slice(3));
 
     const missing = client.runs.watch('run_doesnotexist');
     expect(await missing.result.catch(fail)).toMatchObject({ status: 404, code: 'not_found' });
@@ -194,5 +201,41 @@ describe('runs.watch', () => {
     watch.close();
     expect(await watch.result.catch(fail)).toMatchObject({ code: 'cancelled' });
     for await (const _ of client.runs.watch(run.id)) break; // must not hang
+  });
+});
+
+describe('runs.watch across a dropped connection', () => {
+  let t: TestServer;
+  let fake: FakeVendor;
+  const sockets: WebSocket[] = [];
+  /** The `ws` client, keeping every socket the SDK opens so the test can cut one. */
+  class TrackedWebSocket extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      sockets.push(this);
+    }
+  }
+  beforeAll(async () => {
+    fake = await startOpenAIFake({ script: { reply: WORDS.join(''), chunkDelayMs: 10 } });
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'slow-model', CODELOOM_DEFAULT_MODEL: 'sandbox' } });
+  });
+  afterAll(async () => { await t.close(); await fake.close(); });
+
+  it('reconnects and resumes after the last seq: every event once, in order', async () => {
+    const { client } = await newUser(t, { WebSocket: TrackedWebSocket as unknown as typeof WebSocket });
+    const wf = await client.workflows.create({ name: 'slow', agents: [{ type: 'planner' }, { type: 'coder', model: 'slow-model' }] });
+    const run = await client.workflows.execute(wf.id, { task: 'a todo API' });
+    const watch = client.runs.watch(run.id);
+    const events: RunEvent[] = [];
+    for await (const e of watch) {
+      events.push(e);
+      if (events.filter((x) => x.event === 'token' && x.step === 1).length === 20) sockets[0]!.terminate();
+    }
+    expect(sockets.length).toBe(2);
+    const final = await watch.result;
+    expect(final.status).toBe('succeeded');
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.event === 'token' && e.step === 1).map((e) => (e as { data: string }).data).join('')).toBe(final.steps[1]!.output);
+    expect(events.at(-1)!.event).toBe('complete');
   });
 });

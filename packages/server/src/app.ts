@@ -22,9 +22,11 @@ import { generateRoutes } from './modules/generate/generate-routes.js';
 import { projectsRoutes } from './modules/projects/projects-routes.js';
 import { agentsRoutes } from './modules/agents/agents-routes.js';
 import { runsRoutes } from './modules/runs/runs-routes.js';
+import { workflowsRoutes } from './modules/workflows/workflows-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
+import { registerSseStreams } from './plugins/sse-streams.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -38,6 +40,8 @@ export interface CodeloomApp {
   ctx: AppContext;
   /** Stop taking new requests, let in-flight ones finish, then close storage. */
   close(): Promise<void>;
+  /** The drain timed out: end every open SSE stream with `shutting_down` and leave no run of this instance `running`. */
+  abandon(): Promise<void>;
 }
 
 export async function buildApp(config: Config, options: ContextOptions = {}): Promise<CodeloomApp> {
@@ -73,6 +77,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   registerHostCheck(app);
   refuseConnectMethod(app);
   registerInputGuard(app);
+  const sseStreams = registerSseStreams(app);
   registerErrorHandler(app);
   registerNotFound(app);
   registerJsonParser(app);
@@ -92,9 +97,11 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(generateRoutes(ctx));
     await api.register(projectsRoutes(ctx));
     await api.register(agentsRoutes(ctx));
+    await api.register(workflowsRoutes(ctx));
     await api.register(runsRoutes(ctx));
   }, { prefix: API_PREFIX });
   await app.ready();
+  await ctx.runs.start();
   const recovered = await ctx.runs.recover();
   if (recovered.interrupted || recovered.requeued) app.log.warn(recovered, 'runs recovered from the previous stop');
 
@@ -103,8 +110,15 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     ctx,
     async close() {
       closing = true;
+      // Runs first: checkpointed while storage is certainly up; run event streams then end (clients resume elsewhere).
+      await ctx.runs.shutdown();
+      void sseStreams.shutdown('run');
       await app.close();
       await closeContext(ctx);
+    },
+    async abandon() {
+      closing = true;
+      await Promise.all([sseStreams.shutdown(), ctx.runs.forceInterrupt()]);
     },
   };
 }

@@ -13,6 +13,7 @@ import type { ModelRegistry } from './providers/model-registry.js';
 import type { GenerationService } from './modules/generate/generation-service.js';
 import type { ProjectsService } from './modules/projects/projects-service.js';
 import type { AgentsService } from './modules/agents/agents-service.js';
+import type { WorkflowsService } from './modules/workflows/workflows-service.js';
 import type { RunsService } from './modules/runs/runs-service.js';
 import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
@@ -34,6 +35,7 @@ export interface AppContext {
   generation: GenerationService;
   projects: ProjectsService;
   agents: AgentsService;
+  workflows: WorkflowsService;
   runs: RunsService;
   runEvents: RunEventBus;
   /** Open WebSocket connections by account, told of revocations on every instance. */

@@ -21,11 +21,11 @@ import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
+import { WorkflowsService } from './modules/workflows/workflows-service.js';
 import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
-import { RunQueue } from './modules/runs/run-queue.js';
-import { MemoryRunEventBus, RedisRunEventBus } from './modules/runs/run-events.js';
 import { atStartup } from './startup-failure.js';
+import { createRunEngine } from './modules/runs/create-run-engine.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -42,7 +42,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   });
   const store = createStore(handle);
   const redis: Redis | undefined = config.redisUrl ? await atStartup('REDIS_URL', () => createRedisClient(config.redisUrl!, { commandTimeoutMs: config.redisTimeout })) : undefined;
-  const prefix = options.redisPrefix ?? 'codeloom:';
+  const prefix = options.redisPrefix ?? config.redisPrefix;
   const limits = redis ? new RedisLimitStore(redis, prefix) : new MemoryLimitStore();
   const revocationSource = new DbRevocationSource(store, config.accessTokenTtl);
   const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`, revocationSource) : new MemoryRevocationStore(revocationSource);
@@ -58,8 +58,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
   const agents = new AgentsService(store, models);
-  const runEvents = redis ? new RedisRunEventBus(redis, `${prefix}run-events:`) : new MemoryRunEventBus();
-  const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), new RunQueue(config.runsPerAccount, config.runsTotal), runEvents);
+  const workflows = new WorkflowsService(store, models);
+  const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
+  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), engine, runEvents);
   return {
     config,
     store,
@@ -76,6 +77,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     generation,
     projects,
     agents,
+    workflows,
     runs,
     runEvents,
     credentialWatch,
@@ -83,7 +85,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
-  await ctx.runs.shutdown();
+  await ctx.runs.close();
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
   await ctx.models.close();

@@ -37,7 +37,9 @@ export async function serve(): Promise<void> {
     server.app.log.info({ signal }, 'draining');
     const force = setTimeout(() => {
       server.app.log.error('drain timed out; exiting');
-      process.exit(1);
+      // Open SSE streams get `shutting_down`, runs still executing here are written `interrupted`, then exit.
+      const exit = setTimeout(() => process.exit(1), 3_000);
+      void server.abandon().finally(() => { clearTimeout(exit); setImmediate(() => process.exit(1)); });
     }, config.shutdownTimeout * 1000);
     force.unref();
     server.close().then(() => process.exit(0), (error) => {

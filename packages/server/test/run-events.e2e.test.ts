@@ -29,6 +29,7 @@ async function connect(base: string, token: string) {
   return {
     frames, waitFor,
     subscribe: (runId: string) => ws.send(JSON.stringify({ type: 'subscribe', run_id: runId })),
+    send: (frame: unknown) => ws.send(JSON.stringify(frame)),
     of: (runId: string) => frames.filter((f) => f.id === runId),
     close: () => ws.close(),
   };
@@ -151,25 +152,40 @@ describe('run events over the streaming channel', () => {
     ws.close();
   });
 
-  it('answers at once for a finished run, with the same frame a live subscriber got', async () => {
+  it('replays a finished run\'s events to a late subscriber, then its final frame; `after` skips what the client has', async () => {
     const ok = await execute(await workflow([['planner', 'sandbox']]));
+    const early = await connect(t.url, token);
+    early.subscribe(ok);
     await finished(ok);
+    await early.waitFor((f) => f.id === ok && f.event === 'complete');
     fake.script({ failNext: { count: 1, status: 500 } });
     const bad = await execute(await workflow([['coder', 'gpt-slow']]));
     await finished(bad);
     const ws = await connect(t.url, token);
     ws.subscribe(ok);
-    const complete = await ws.waitFor((f) => f.id === ok, 2_000);
-    expect(complete.event).toBe('complete');
+    const complete = await ws.waitFor((f) => f.id === ok && f.event === 'complete', 2_000);
     expect(complete.data).toEqual(await getRun(ok));
+    // Every frame once, numbered 1, 2, 3, … and equal to what the early subscriber got live.
+    expect(ws.of(ok).map((f) => f.seq)).toEqual(ws.of(ok).map((_, i) => i + 1));
+    expect(ws.of(ok)).toEqual(early.of(ok));
+    expect(ws.of(ok)[0].event).toBe('run_started');
     ws.subscribe(bad);
-    const error = await ws.waitFor((f) => f.id === bad, 2_000);
-    expect(error.event).toBe('error');
+    const error = await ws.waitFor((f) => f.id === bad && f.event === 'error', 2_000);
     expect(error.data).toMatchObject({ status: 502, code: 'upstream_error', run: await getRun(bad) });
-    await sleep(100);
-    expect(ws.of(ok)).toHaveLength(1);
-    expect(ws.of(bad)).toHaveLength(1);
+    // Resuming after the third frame sends the rest only.
+    const resumed = await connect(t.url, token);
+    resumed.frames.length = 0;
+    const all = ws.of(ok);
+    resumed.send({ type: 'subscribe', run_id: ok, after: 3 });
+    await resumed.waitFor((f) => f.id === ok && f.event === 'complete', 2_000);
+    expect(resumed.of(ok)).toEqual(all.slice(3));
+    // After the last frame: nothing at all.
+    resumed.send({ type: 'subscribe', run_id: ok, after: all.length });
+    await sleep(150);
+    expect(resumed.of(ok)).toEqual(all.slice(3));
+    early.close();
     ws.close();
+    resumed.close();
   });
 
   it('answers a subscribe to another account\'s run (or none) with an error frame 404, and sends it nothing more', async () => {
@@ -190,5 +206,35 @@ describe('run events over the streaming channel', () => {
     ws.subscribe('');
     expect((await ws.waitFor((f) => f.event === 'error')).data.code).toBe('validation_failed');
     ws.close();
+  });
+  it('serves the events as SSE with `id: <seq>`: live for a queued run, resumable with Last-Event-ID or ?after=; 404 and 400 as problem documents', async () => {
+    const release = await holdSlot();
+    const runId = await execute(await workflow([['planner', 'sandbox'], ['coder', 'sandbox']]));
+    const sse = (headers: Record<string, string> = {}, query = '') => fetch(api(`/runs/${runId}/events${query}`), { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const parse = async (res: Response) => (await res.text()).split('\n\n').filter((b) => b.includes('data: ')).map((b) => ({
+      id: Number(/^id: (\d+)$/m.exec(b)![1]), event: /^event: (.*)$/m.exec(b)![1], frame: JSON.parse(/^data: (.*)$/m.exec(b)![1]!),
+    }));
+    const live = sse();
+    const res = await live;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await release();
+    const all = await parse(res);
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    expect(all.map((e) => e.frame.seq)).toEqual(all.map((e) => e.id));
+    expect(all[0]!.event).toBe('run_started');
+    expect(all.filter((e) => e.event === 'step_started')).toHaveLength(2);
+    expect(all.at(-1)!.event).toBe('complete');
+    expect(all.at(-1)!.frame.data).toEqual(await getRun(runId));
+    expect(await parse(await sse({ 'last-event-id': '2' }))).toEqual(all.slice(2));
+    expect(await parse(await sse({}, `?after=${all.length - 1}`))).toEqual(all.slice(-1));
+    expect(await parse(await sse({ 'last-event-id': String(all.length) }))).toEqual([]);
+    const bad = await sse({ 'last-event-id': 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).code).toBe('validation_failed');
+    const stranger = await registerUser(t.url, { ip: nextIp() });
+    const denied = await fetch(api(`/runs/${runId}/events`), { headers: { authorization: `Bearer ${stranger.token}` } });
+    expect(denied.status).toBe(404);
+    expect(denied.headers.get('content-type')).toMatch(/problem\+json/);
   });
 });

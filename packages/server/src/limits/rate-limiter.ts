@@ -53,15 +53,6 @@ export class RateLimiter {
     return state!;
   }
 
-  /**
-   * Charges model tokens after the fact, unconditionally. Model calls reserve and settle through
-   * TokenSpend instead (exact under concurrency); this remains for callers not yet moved over.
-   */
-  async chargeTokens(subject: string, plan: PlanName, tokens: number): Promise<WindowState> {
-    const [state] = await this.store.add([RateLimiter.tokenWindow(subject, plan)], Math.max(0, Math.round(tokens)));
-    return state!;
-  }
-
   /** The tokens-per-minute window of a subject (TokenSpend reserves in it). */
   static tokenWindow(subject: string, plan: PlanName): WindowSpec {
     return tokenWindow(subject, plan);

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
-  AgentSchema, CreateAgentBodySchema, CreateWorkflowBodySchema, ExecuteBodySchema, IdParamsSchema, PageOf, PageQuerySchema,
-  RunSchema, SuccessSchema, WorkflowSchema,
+  AgentSchema, CreateAgentBodySchema, ExecuteBodySchema, IdParamsSchema, PageOf, PageQuerySchema, RunSchema, SuccessSchema,
 } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
-import { toAgent, toWorkflow } from './agents-service.js';
+import { toAgent } from './agents-service.js';
 
 const security = [{ bearer: [] }];
 const read = { auth: 'read:code' } as const;
@@ -16,7 +15,6 @@ const write = { auth: 'write:code' } as const;
 export const agentsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const agentTags = ['Agents'];
-  const wfTags = ['Workflows'];
 
   app.post('/agents', {
     config: write,
@@ -46,37 +44,6 @@ export const agentsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
 
   app.post('/agents/:id/execute', {
     config: write,
-    schema: { tags: agentTags, security, summary: 'Run one agent on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: { tags: agentTags, security, summary: 'Run one agent on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429, 503) } },
   }, async (request, reply) => reply.code(202).send(await ctx.runs.executeAgent(request.principal!, request.params.id, request.body)));
-
-  app.post('/agents/create', {
-    config: write,
-    schema: { tags: wfTags, security, summary: 'Create a multi-agent workflow', body: CreateWorkflowBodySchema, response: { 201: WorkflowSchema, ...errorResponses(400, 401, 403, 429) } },
-  }, async (request, reply) => reply.code(201).send(await ctx.agents.createWorkflow(request.principal!, request.body)));
-
-  app.get('/workflows', {
-    config: read,
-    schema: { tags: wfTags, security, summary: 'Your workflows', querystring: PageQuerySchema, response: { 200: PageOf(WorkflowSchema), ...errorResponses(400, 401, 403, 429) } },
-  }, async (request) => {
-    const { page, limit } = pageParams(request.query);
-    return ctx.agents.listWorkflows(request.principal!, page, limit);
-  });
-
-  app.get('/workflows/:id', {
-    config: read,
-    schema: { tags: wfTags, security, summary: 'One workflow', params: IdParamsSchema, response: { 200: WorkflowSchema, ...errorResponses(401, 403, 404, 429) } },
-  }, async (request) => toWorkflow(await ctx.agents.getWorkflow(request.principal!, request.params.id)));
-
-  app.delete('/workflows/:id', {
-    config: write,
-    schema: { tags: wfTags, security, summary: 'Delete a workflow (its runs are kept)', params: IdParamsSchema, response: { 200: SuccessSchema, ...errorResponses(401, 403, 404, 429) } },
-  }, async (request) => {
-    await ctx.agents.deleteWorkflow(request.principal!, request.params.id);
-    return { success: true };
-  });
-
-  app.post('/workflows/:id/execute', {
-    config: write,
-    schema: { tags: wfTags, security, summary: 'Run a workflow on a task (202: the run, queued)', params: IdParamsSchema, body: ExecuteBodySchema, response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404, 429) } },
-  }, async (request, reply) => reply.code(202).send(await ctx.runs.executeWorkflow(request.principal!, request.params.id, request.body)));
 };

@@ -103,22 +103,6 @@ export class GenerationService {
     return reserveModelCall(this.limiter.spend, call);
   }
 
-  /**
-   * 429 when the account's model tokens this minute would go past its plan's figure.
-   * @deprecated A look without holding anything: concurrent callers all pass. Use `callModel`, which reserves.
-   */
-  async checkTokenBudget(principal: Principal, needed: number): Promise<void> {
-    if (principal.environment === 'sandbox') return;
-    const subject = Limiter.subjectFor(principal.user.id, principal.environment);
-    const left = await this.limiter.tokensLeft(subject, principal.org.plan);
-    if (left.remaining <= 0 || needed > left.remaining) {
-      const retryAfter = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
-      throw new AppError('rate_limited', `Tokens-per-minute limit of ${left.limit} reached (${left.remaining} left this minute, about ${needed} needed).`, {
-        headers: { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(left.limit), 'x-ratelimit-remaining': String(left.remaining), 'x-ratelimit-reset': String(left.resetAt) },
-      });
-    }
-  }
-
   /** Runs the model (always streaming upstream, so a caller that leaves stops the spend), stores and returns the result. */
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
@@ -149,15 +133,6 @@ export class GenerationService {
   async list(principal: Principal, page: number, limit: number): Promise<Page<GenerationResult>> {
     const { rows, total } = await this.store.generations.list(principal.user.id, principal.environment, page, limit);
     return paginate(rows.map(toResult), page, limit, total);
-  }
-
-  /**
-   * Charges model tokens to the account's per-minute budget after the fact (the sandbox uses none).
-   * @deprecated Unconditional; `callModel` settles its own reservation instead.
-   */
-  async charge(principal: Principal, tokens: number): Promise<void> {
-    if (principal.environment === 'sandbox' || tokens <= 0) return;
-    await this.limiter.chargeTokens(Limiter.subjectFor(principal.user.id, principal.environment), principal.org.plan, tokens);
   }
 }
 

@@ -28,9 +28,11 @@ export async function sendAsSse(
     'x-accel-buffering': 'no',
   });
   raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
+  // A server whose drain times out ends this stream with `shutting_down` (plugins/sse-streams.ts).
+  const forget = request.server.sseStreams.add({ kind: 'generate', raw, id, stop: () => abort.abort() });
 
   const write = async (frame: StreamEvent) => {
-    if (raw.destroyed) return;
+    if (raw.destroyed || raw.writableEnded) return;
     if (!raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) {
       await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
     }
@@ -48,6 +50,7 @@ export async function sendAsSse(
       await write({ event: 'error', id, data: { status: ERROR_CODES[problem.code].status, code: problem.code, message: problem.message } });
     }
   } finally {
-    if (!raw.destroyed) raw.end();
+    forget();
+    if (!raw.destroyed && !raw.writableEnded) raw.end();
   }
 }

@@ -1,12 +1,13 @@
 import { ERROR_CODES, PLANS, isErrorCode, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { ModelRegistry } from '../../providers/model-registry.js';
-import { ProviderError } from '../../providers/provider.js';
 import { nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../auth/principal.js';
 import type { GenerationService } from '../generate/generation-service.js';
+import { CancelledError, type ModelCall } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
+import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
 import type { RunEventBus } from './run-events.js';
@@ -16,12 +17,17 @@ export class RunCancelled extends Error {
   constructor(readonly reason: 'cancelled' | 'interrupted') { super(reason); }
 }
 
+/** The stored run is no longer `running` (cancelled or interrupted from another instance): this execution stops without writing. */
+class RunLost extends Error {}
+
 /**
  * Carries out one run: its steps in order, each seeing the task, the
  * requirements and the earlier outputs; a reviewer asking for changes sends
  * the work back to the coder at most `maxIterations` times. Every change of
  * state is saved before it is announced, so what a subscriber sees is what a
- * GET returns.
+ * GET returns. Every save is guarded in the database: the first one claims the
+ * run (`queued` → `running`), later ones only apply while it is still
+ * `running`, so a run cancelled or ended elsewhere is never written back.
  */
 export class RunExecutor {
   constructor(
@@ -32,11 +38,14 @@ export class RunExecutor {
     private readonly events: RunEventBus,
   ) {}
 
-  async execute(run: RunState, signal: AbortSignal): Promise<void> {
+  /** Claims and executes a queued run; false when it was not `queued` any more (another instance has it, or it was cancelled). */
+  async execute(run: RunState, signal: AbortSignal): Promise<boolean> {
+    if (run.status !== 'queued' || signal.aborted) return false;
     const principal = await this.principalFor(run);
     run.status = 'running';
     run.started_at = nowIso();
-    await this.save(run, { event: 'run_started', id: run.id, data: toRun(run) });
+    if (!(await this.store.runs.saveIfStatus(toRow(run), ['queued']))) return false;
+    await this.events.append(run.id, { event: 'run_started', id: run.id, data: toRun(run) });
     try {
       for (let i = 0; i < run.steps.length; i++) {
         if (signal.aborted) throw new RunCancelled(signalReason(signal));
@@ -47,6 +56,7 @@ export class RunExecutor {
       this.finish(run, 'succeeded', null);
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
     } catch (error) {
+      if (error instanceof RunLost) return true;
       const cancelled = error instanceof RunCancelled || signal.aborted;
       const reason = cancelled ? signalReason(signal) : undefined;
       const info = cancelled
@@ -57,44 +67,45 @@ export class RunExecutor {
       for (const s of run.steps) if (s.status === 'pending') s.status = 'skipped';
       this.finish(run, reason === 'cancelled' ? 'cancelled' : 'failed', { ...info, ...(failedAt ? { step: failedAt.index } : {}) });
       const status = runErrorStatus(info.code);
-      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } });
+      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } }).catch((e) => {
+        if (!(e instanceof RunLost)) throw e;
+      });
     }
+    return true;
   }
 
   private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal): Promise<void> {
-    await this.waitForBudget(principal, run.spec.maxTokens ?? 0, signal);
     const model = run.environment === 'sandbox' ? this.models.find('sandbox')! : this.models.find(step.model);
     if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
-    Object.assign(step, { status: 'running', started_at: nowIso() });
-    await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
     const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
-    const pieces: string[] = [];
-    let tokens = 0;
-    try {
-      for await (const part of model.provider.stream({
-        model: model.upstreamId, messages, signal,
-        ...(run.spec.temperature !== undefined ? { temperature: run.spec.temperature } : {}),
-        ...(run.spec.maxTokens !== undefined ? { maxTokens: run.spec.maxTokens } : {}),
-        hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
-      })) {
-        if (part.type === 'text') {
-          pieces.push(part.text);
-          this.events.publish(run.id, { event: 'token', id: run.id, data: part.text, step: step.index } as StreamEvent);
-        } else {
-          tokens = part.usage.promptTokens + part.usage.completionTokens;
-        }
-      }
-    } catch (error) {
-      if (signal.aborted) throw new RunCancelled(signalReason(signal));
-      if (error instanceof ProviderError && error.kind !== 'cancelled') throw new AppError(error.kind, error.detail);
-      throw error;
-    } finally {
-      const spent = tokens || Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4) + pieces.length;
-      step.tokens_used = spent;
-      run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0);
-      await this.generation.charge(principal, spent);
+    const call: ModelCall = {
+      subject: principal, model, messages, signal,
+      maxTokens: run.spec.maxTokens, temperature: run.spec.temperature,
+      hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
+      onText: (text) => { void this.events.append(run.id, { event: 'token', id: run.id, data: text, step: step.index } as StreamEvent).catch(() => { /* a lost token frame; the step's output keeps it */ }); },
+      onSettled: (tokens) => { step.tokens_used = tokens; run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0); },
+    };
+    // The step's tokens are held before it is announced; the same reservation is settled by the model call.
+    const reservation = await this.reserveBudget(call, signal);
+    if (signal.aborted) {
+      await reservation.release();
+      throw new RunCancelled(signalReason(signal));
     }
-    step.output = pieces.join('');
+    Object.assign(step, { status: 'running', started_at: nowIso() });
+    try {
+      await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
+    let text: string;
+    try {
+      ({ text } = await this.generation.callModel({ ...call, reservation }));
+    } catch (error) {
+      if (signal.aborted || error instanceof CancelledError) throw new RunCancelled(signalReason(signal));
+      throw error;
+    }
+    step.output = text;
     if (FILE_PRODUCERS.has(step.agent)) step.files = filesOf(step.agent, step.output, run.spec.language ?? 'typescript');
     if (step.agent === 'reviewer') {
       step.verdict = parseVerdict(step.output);
@@ -117,10 +128,10 @@ export class RunExecutor {
   }
 
   /** A step that would go past the tokens-per-minute budget waits for the next window, once; then the run fails. */
-  private async waitForBudget(principal: Principal, needed: number, signal: AbortSignal): Promise<void> {
+  private async reserveBudget(call: ModelCall, signal: AbortSignal): Promise<TokenReservation> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.generation.checkTokenBudget(principal, needed);
+        return await this.generation.reserveCall(call);
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'rate_limited' || attempt > 0) throw error;
         const wait = Number(error.extra.headers?.['retry-after'] ?? 60) * 1000;
@@ -139,9 +150,10 @@ export class RunExecutor {
     run.finished_at = nowIso();
   }
 
+  /** Saves while the run is still `running` here, then announces the change; throws RunLost when it has ended elsewhere. */
   private async save(run: RunState, event: StreamEvent): Promise<void> {
-    await this.store.runs.save(toRow(run));
-    this.events.publish(run.id, event);
+    if (!(await this.store.runs.saveIfStatus(toRow(run), ['running']))) throw new RunLost();
+    await this.events.append(run.id, event);
   }
 
   private async principalFor(run: RunState): Promise<Principal> {

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { IdParamsSchema, PageOf, PageQuerySchema, RunSchema } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
+import { resumePoint, sendRunEvents } from './run-events-sse.js';
 
 export const runsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -22,6 +23,21 @@ export const runsRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastif
     config: { auth: 'read:code' },
     schema: { tags, security, summary: 'One run with its steps and result', params: IdParamsSchema, response: { 200: RunSchema, ...errorResponses(401, 403, 404, 429) } },
   }, async (request) => ctx.runs.get(request.principal!, request.params.id));
+
+  app.get('/runs/:id/events', {
+    config: { auth: 'read:code' },
+    schema: {
+      tags, security, summary: 'The run\'s events as Server-Sent Events, replayed then live',
+      description: 'A `text/event-stream` of the run\'s events (`run_started`, `step_started`, `token`, `step_completed`, then `complete` or `error`), each with `id: <seq>` and the JSON frame of the WebSocket channel in `data:`. Kept events after `Last-Event-ID` (or `?after=`; all without either) come first, then live ones, each once; the stream ends after the final event. Events are kept for at least 24 h after the run ends.',
+      params: IdParamsSchema,
+      querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, description: 'Send the events whose seq is greater than this.' })) }),
+      headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Resume after this seq (what an EventSource sends when it reconnects).' })) }),
+      response: {
+        200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        ...errorResponses(400, 401, 403, 404, 429),
+      },
+    },
+  }, async (request, reply) => sendRunEvents(ctx, request, reply, request.params.id, resumePoint(request.headers['last-event-id'], request.query.after)));
 
   app.post('/runs/:id/cancel', {
     config: { auth: 'write:code' },

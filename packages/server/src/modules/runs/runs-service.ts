@@ -1,37 +1,51 @@
-import type { ExecuteBody, Run, StreamEvent } from '@codeloom/protocol';
+import type { ExecuteBody, Run } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../storage/ids.js';
+import type { RunsTable } from '../../storage/database.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../auth/principal.js';
 import type { AgentsService } from '../agents/agents-service.js';
+import type { WorkflowsService } from '../workflows/workflows-service.js';
 import type { GenerationService } from '../generate/generation-service.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { paginate, type Page } from '../pagination.js';
-import type { RunEventBus, RunEventListener } from './run-events.js';
-import { runErrorStatus, type RunExecutor } from './run-executor.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunEngine } from './run-engine.js';
+import { endRun, errorEventOf } from './run-ending.js';
+import type { RunEventBus } from './run-events.js';
+import type { RunExecutor } from './run-executor.js';
 import { fromRow, isFinished, newStep, toRow, toRun, type RunSpec, type RunState } from './run-record.js';
 
 const ownerOf = (p: Principal) => ({ userId: p.user.id, environment: p.environment });
 const DEFAULT_MAX_ITERATIONS = 2;
 
 export class RunsService {
+  /** Runs executing on this instance, by id. */
   private readonly controllers = new Map<string, AbortController>();
-  /** Runs whose job has left the queue on this instance (their row may still say `queued` for a moment). */
-  private readonly started = new Set<string>();
+  private stopping = false;
 
   constructor(
     private readonly store: Store,
     private readonly agents: AgentsService,
+    private readonly workflows: WorkflowsService,
     private readonly generation: GenerationService,
     private readonly projects: ProjectsService,
     private readonly executor: RunExecutor,
-    private readonly queue: RunQueue,
-    private readonly events: RunEventBus,
+    readonly engine: RunEngine,
+    readonly events: RunEventBus,
+    private readonly onError: (error: unknown, what: string) => void = (error, what) => {
+      process.stderr.write(`${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
   ) {}
 
+  /** Starts taking runs from the engine and hearing cancel signals for the runs executing here. */
+  async start(): Promise<void> {
+    this.events.onSignal((runId, reason) => this.controllers.get(runId)?.abort(reason));
+    await this.events.ready();
+    await this.engine.start((runId) => this.executeQueued(runId), (runId) => this.interruptLost(runId));
+  }
+
   async executeWorkflow(principal: Principal, workflowId: string, body: ExecuteBody): Promise<Run> {
-    const wf = await this.agents.getWorkflow(principal, workflowId);
+    const wf = await this.workflows.getWorkflow(principal, workflowId);
     const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
     const maxIterations = num(wf.data.config.max_iterations);
     const temperature = num(wf.data.config.temperature);
@@ -69,23 +83,54 @@ export class RunsService {
       userId: principal.user.id, environment: principal.environment, spec,
     };
     await this.store.runs.insert(toRow(run));
-    this.schedule(run);
+    try {
+      await this.schedule(run);
+    } catch (error) {
+      // Not queued anywhere: the run ends now rather than waiting for a restart to find it.
+      this.onError(error, 'run could not be queued');
+      const message = 'The run queue is unreachable; try again shortly.';
+      for (const s of run.steps) s.status = 'skipped';
+      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'service_unavailable', message } });
+      await this.store.runs.saveIfStatus(toRow(run), ['queued']);
+      throw new AppError('service_unavailable', message);
+    }
     return toRun(run);
   }
 
-  private schedule(run: RunState): void {
+  private schedule(run: Pick<RunState, 'id' | 'userId' | 'environment'>): Promise<void> {
+    return this.engine.enqueue(run.id, `${run.userId}:${run.environment}`);
+  }
+
+  /** The engine hands this instance a run: it executes it if it is still `queued` (the executor's first save claims it). */
+  private async executeQueued(runId: string): Promise<'declined' | void> {
+    if (this.stopping) return 'declined';
+    const row = await this.store.runs.getById(runId);
+    if (!row || this.controllers.has(runId)) return;
+    // The job came round again while its run says `running`: the instance that executed it is gone.
+    if (row.status === 'running') return void (await this.interruptLost(runId));
+    if (row.status !== 'queued') return;
     const controller = new AbortController();
-    this.controllers.set(run.id, controller);
-    this.queue.enqueue(`${run.userId}:${run.environment}`, async () => {
-      try {
-        if (controller.signal.aborted) return;
-        this.started.add(run.id);
-        await this.executor.execute(run, controller.signal);
-      } finally {
-        this.controllers.delete(run.id);
-        this.started.delete(run.id);
-      }
-    });
+    this.controllers.set(runId, controller);
+    try {
+      if (this.stopping) return 'declined';
+      await this.executor.execute(fromRow(row), controller.signal);
+    } catch (error) {
+      this.onError(error, 'run execution failed');
+    } finally {
+      this.controllers.delete(runId);
+    }
+  }
+
+  /** A run whose executing instance stopped renewing its claim: it ends `failed`/`interrupted`, and that instance (if it still lives) is told to stop. */
+  private async interruptLost(runId: string): Promise<void> {
+    if (this.controllers.has(runId)) return;
+    const row = await this.store.runs.getById(runId);
+    if (!row || row.status !== 'running') return;
+    const ended = await endRun(this.store, row, 'interrupted', ['running']);
+    if (!ended) return;
+    await this.events.append(runId, errorEventOf(ended));
+    await this.events.signal(runId, 'interrupted');
+    await this.engine.releaseSlot(runId, `${row.user_id}:${row.environment}`);
   }
 
   async get(principal: Principal, id: string): Promise<Run> {
@@ -99,86 +144,90 @@ export class RunsService {
     return paginate(rows.map((r) => toRun(fromRow(r))), page, limit, total);
   }
 
-  /** Cancels a queued or running run; the model call in progress is aborted. Finished runs answer 409. */
+  /**
+   * Cancels a queued or running run, from any instance: the cancel is written
+   * in the database first (guarded, so a run that finished meanwhile is a 409),
+   * then the instance executing the run is signalled and aborts its model call.
+   */
   async cancel(principal: Principal, id: string): Promise<Run> {
+    const row = await this.ownedRow(principal, id);
+    if (isFinished(row.status as never)) throw new AppError('conflict', `The run already ${row.status}.`);
+    const ended = await endRun(this.store, row, 'cancelled');
+    if (!ended) {
+      const now = await this.ownedRow(principal, id);
+      throw new AppError('conflict', `The run already ${now.status}.`);
+    }
+    this.controllers.get(id)?.abort('cancelled');
+    await this.events.append(id, errorEventOf(ended));
+    await this.events.signal(id, 'cancelled').catch((e) => this.onError(e, 'cancel signal failed'));
+    return toRun(ended);
+  }
+
+  /** The run's row for its owner; another account's run (or none) is a 404. */
+  async ownedRow(principal: Principal, id: string): Promise<RunsTable> {
     const row = await this.store.runs.get(ownerOf(principal), id);
     if (!row) throw notFound('run');
-    const run = fromRow(row);
-    if (isFinished(run.status)) throw new AppError('conflict', `The run already ${run.status}.`);
-    const controller = this.controllers.get(id);
-    // A run that has left the queue is ended by its executor (which records the step it stopped in),
-    // even when its row still says `queued`; writing `cancelled` here too would race with it.
-    if (controller && (run.status === 'running' || this.started.has(id))) {
-      controller.abort('cancelled');
-      await this.waitUntilFinished(id);
-    } else {
-      // Queued here, or executing nowhere this instance knows of: record the cancel, keeping finished steps.
-      controller?.abort('cancelled');
-      const stoppedAt = run.steps.find((s) => s.status === 'running');
-      for (const s of run.steps) {
-        if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: { code: 'cancelled', message: 'The run was cancelled.' } });
-        else if (s.status === 'pending') s.status = 'skipped';
-      }
-      const message = run.status === 'queued' ? 'The run was cancelled before it started.' : 'The run was cancelled.';
-      Object.assign(run, { status: 'cancelled', finished_at: nowIso(), error: { code: 'cancelled', message, ...(stoppedAt ? { step: stoppedAt.index } : {}) } });
-      // Only if it has not finished meanwhile (a run that ended while this request read it is not rewritten).
-      if (!(await this.store.runs.saveIfStatus(toRow(run), [row.status]))) {
-        const now = await this.get(principal, id);
-        if (isFinished(now.status)) throw new AppError('conflict', `The run already ${now.status}.`);
-        return now;
-      }
-      this.events.publish(run.id, { event: 'error', id: run.id, data: { status: runErrorStatus('cancelled'), code: 'cancelled', message: 'The run was cancelled.', run: toRun(run) } });
-    }
-    return this.get(principal, id);
-  }
-
-  private async waitUntilFinished(id: string): Promise<void> {
-    for (let i = 0; i < 500 && this.controllers.has(id); i++) await new Promise((r) => setTimeout(r, 10));
-  }
-
-  /** Live events of one run for a channel client; another account's run is a 404. A finished run answers with its outcome at once. */
-  async subscribe(principal: Principal, runId: string, listener: RunEventListener): Promise<() => void> {
-    const row = await this.store.runs.get(ownerOf(principal), runId);
-    if (!row) throw notFound('run');
-    const unsubscribe = this.events.listen(runId, listener);
-    // Read again after listening, so an ending between the two reads is not missed.
-    const run = fromRow((await this.store.runs.get(ownerOf(principal), runId))!);
-    if (isFinished(run.status)) {
-      const event: StreamEvent = run.status === 'succeeded'
-        ? { event: 'complete', id: run.id, data: toRun(run) }
-        : { event: 'error', id: run.id, data: { status: runErrorStatus(run.error?.code ?? run.status), code: run.error?.code ?? run.status, message: run.error?.message ?? `The run ${run.status}.`, run: toRun(run) } };
-      listener(event);
-    }
-    return unsubscribe;
+    return row;
   }
 
   /**
-   * At start: a run left `running` by a stopped server is marked failed with
-   * code `interrupted` (its finished steps kept); queued runs are scheduled again.
+   * At start. Queued runs are handed to the engine again (once per run: the
+   * engine knows them by id). A run left `running` is ended `interrupted` only
+   * when no live instance holds it: in-process there is no other instance;
+   * on BullMQ a run whose job is still held is left to its owner (or to the
+   * stalled-job check if that owner is dead).
    */
   async recover(): Promise<{ interrupted: number; requeued: number }> {
     let interrupted = 0;
     let requeued = 0;
     for (const row of await this.store.runs.withStatus(['running', 'queued'])) {
-      const run = fromRow(row);
-      if (run.status === 'queued') { this.schedule(run); requeued++; continue; }
-      const failedAt = run.steps.find((s) => s.status === 'running');
-      for (const s of run.steps) {
-        if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: { code: 'interrupted', message: 'The server stopped during this step.' } });
-        else if (s.status === 'pending') s.status = 'skipped';
+      if (row.status === 'queued') {
+        await this.schedule(fromRow(row));
+        requeued++;
+        continue;
       }
-      // The same shape as a run checkpointed on SIGTERM: the error names the step it stopped in.
-      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'interrupted', message: 'The server stopped while this run was in progress.', ...(failedAt ? { step: failedAt.index } : {}) } });
-      await this.store.runs.save(toRow(run));
+      if (this.controllers.has(row.id) || (await this.engine.hasLiveJob(row.id))) continue;
+      const ended = await endRun(this.store, row, 'interrupted', ['running']);
+      if (!ended) continue;
+      await this.events.append(row.id, errorEventOf(ended));
       interrupted++;
     }
     return { interrupted, requeued };
   }
 
-  /** Server stop: running runs are checkpointed as failed/interrupted now; queued ones stay queued for the next start. */
+  /** Ids of the runs executing on this instance. */
+  executingHere(): string[] {
+    return [...this.controllers.keys()];
+  }
+
+  /**
+   * Server stop, first of all: the engine takes no more runs, runs executing
+   * here are checkpointed `failed`/`interrupted` (finished steps kept); queued
+   * runs stay queued for another instance (or the next start).
+   */
   async shutdown(): Promise<void> {
-    this.queue.stop();
+    if (this.stopping) return;
+    this.stopping = true;
+    const stopped = this.engine.stop();
     for (const c of this.controllers.values()) c.abort('interrupted');
-    for (let i = 0; i < 1_000 && !this.queue.idle; i++) await new Promise((r) => setTimeout(r, 10));
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    await this.forceInterrupt();
+  }
+
+  /** After shutdown and the HTTP drain: the engine's connections close (runs created during the drain were still queued). */
+  async close(): Promise<void> {
+    await this.shutdown();
+    await this.engine.close();
+  }
+
+  /** Drain timed out (or an executor is stuck): every run still executing here is written `failed`/`interrupted` directly. */
+  async forceInterrupt(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.executingHere().map(async (id) => {
+      this.controllers.get(id)?.abort('interrupted');
+      const row = await this.store.runs.getById(id);
+      const ended = row && (await endRun(this.store, row, 'interrupted', ['running']));
+      if (ended) await this.events.append(id, errorEventOf(ended)).catch(() => {});
+    }));
   }
 }

@@ -10,6 +10,7 @@ import { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Principal } from '../auth/principal.js';
 import { CancelledError } from '../generate/generation-service.js';
 import type { ConnectionRegistry } from './connection-registry.js';
+import { subscribeToRun } from './run-subscription.js';
 import { FRAME_TYPES, MAX_FRAME_BYTES, frameErrors, type GenerateFrame } from './stream-frames.js';
 import { LiveCredential } from './live-credential.js';
 import { FrameRateLimiter, type FrameLimits } from './frame-rate-limiter.js';
@@ -138,7 +139,7 @@ export class StreamConnection {
     if (type === 'auth') return this.onAuth(frame.token as string, frame.environment as string | undefined);
     if (!this.principal) return this.sendNow({ event: 'error', ...(id ? { id } : {}), data: problemData('unauthorized', 'Authenticate first: {"type":"auth","token":"…"}.') });
     if (type === 'cancel') return this.onCancel(frame.id as string);
-    if (type === 'subscribe') return this.onSubscribe(frame.run_id as string);
+    if (type === 'subscribe') return this.onSubscribe(frame.run_id as string, frame.after as number | undefined);
     return this.onGenerate(frame as unknown as GenerateFrame);
   }
 
@@ -160,11 +161,11 @@ export class StreamConnection {
     controller.abort();
   }
 
-  private async onSubscribe(runId: string): Promise<void> {
+  private async onSubscribe(runId: string, after: number | undefined): Promise<void> {
     if (this.subscriptions.has(runId)) return;
     try {
       await this.live.verify();
-      const unsubscribe = await this.ctx.runs.subscribe(this.principal!, runId, (event) => this.sendNow(event));
+      const unsubscribe = await subscribeToRun(this.ctx, this.principal!, runId, after, (event) => this.sendNow(event), () => this.subscriptions.delete(runId));
       if (this.ws.readyState !== this.ws.OPEN) return unsubscribe();
       this.subscriptions.set(runId, unsubscribe);
     } catch (error) {

@@ -21,7 +21,7 @@ export const GenerateFrameSchema = Type.Object({
 export type GenerateFrame = Static<typeof GenerateFrameSchema>;
 
 const CancelFrameSchema = Type.Object({ type: Type.Literal('cancel'), id: RequestId });
-const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: SingleLine({ minLength: 1, maxLength: 64 }) });
+const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: SingleLine({ minLength: 1, maxLength: 64 }), after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) });
 const AuthFrameSchema = Type.Object({ type: Type.Literal('auth'), token: Type.String({ minLength: 1, maxLength: 4096 }), environment: Type.Optional(StringEnum(ENVIRONMENTS)) });
 
 const compile = (schema: object) => validatorCompiler({ schema, httpPart: 'body' });

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database, RunsTable } from '../database.js';
 import type { Owner } from './projects-repo.js';
 
+export const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled'];
+
 /** Runs are rewritten whole as they progress: one row, one atomic update per step change. */
 export class RunsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -10,15 +12,25 @@ export class RunsRepo {
     await this.db.insertInto('runs').values(row).execute();
   }
 
-  async save(row: RunsTable): Promise<void> {
+  /**
+   * Saves a run that is still `from` (one of these statuses), in one guarded
+   * UPDATE: a finished run (`succeeded | failed | cancelled`) is never written
+   * again, whatever the caller holds. False when the stored run has moved on.
+   */
+  async saveIfStatus(row: RunsTable, from: readonly string[]): Promise<boolean> {
     const { id, user_id: _u, environment: _e, created_at: _c, ...rest } = row;
-    await this.db.updateTable('runs').set(rest).where('id', '=', id).execute();
+    const open = from.filter((s) => !TERMINAL.includes(s));
+    if (!open.length) return false;
+    const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', 'in', open).where('status', 'not in', TERMINAL).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
-  /** Saves only while the stored run still has one of these statuses (compare-and-set); false when it has moved on. */
-  async saveIfStatus(row: RunsTable, statuses: string[]): Promise<boolean> {
+  /** Compare-and-set on the status and the steps read before: a write made from a stale read changes nothing (false). */
+  async saveIfUnchanged(row: RunsTable, seen: Pick<RunsTable, 'status' | 'steps'>): Promise<boolean> {
     const { id, user_id: _u, environment: _e, created_at: _c, ...rest } = row;
-    const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', 'in', statuses).executeTakeFirst();
+    if (TERMINAL.includes(seen.status)) return false;
+    const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', '=', seen.status)
+      .where('steps', '=', seen.steps).where('status', 'not in', TERMINAL).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 

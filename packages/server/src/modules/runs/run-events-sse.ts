@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { followRun } from './run-follow.js';
+import type { RunFrame } from './run-events.js';
+
+const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * `GET /runs/{id}/events`: the run's events as text/event-stream, each with
+ * `id: <seq>`, replayed after `Last-Event-ID` (or `?after=`), then live; the
+ * stream ends after the run's final event. Another account's run is a 404
+ * problem document (nothing is streamed).
+ */
+export async function sendRunEvents(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, runId: string, after: number): Promise<void> {
+  const principal = request.principal!;
+  await ctx.runs.ownedRow(principal, runId);
+  const raw = reply.raw;
+  const pending: RunFrame[] = [];
+  let open = false;
+  const write = (frame: RunFrame) => {
+    if (!open) return void pending.push(frame);
+    if (!raw.destroyed) raw.write(`id: ${frame.seq}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`);
+  };
+  const follower = await followRun(ctx.runs, principal, runId, after, write);
+  reply.hijack();
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  });
+  raw.flushHeaders(); // a queued run may say nothing for a while; the client learns at once that the stream is open
+  open = true;
+  for (const frame of pending.splice(0)) write(frame);
+  const forget = request.server.sseStreams.add({ kind: 'run', raw, id: runId, stop: follower.stop });
+  const keepAlive = setInterval(() => { if (!raw.destroyed) raw.write(': keep-alive\n\n'); }, KEEP_ALIVE_MS);
+  const closed = new Promise<void>((resolve) => raw.once('close', () => resolve()));
+  await Promise.race([follower.ended, closed]);
+  clearInterval(keepAlive);
+  follower.stop();
+  forget();
+  if (!raw.destroyed && !raw.writableEnded) raw.end();
+}
+
+/** The position to resume after: `Last-Event-ID` wins over `?after=`; none is 0 (everything). */
+export function resumePoint(lastEventId: string | undefined, after: number | undefined): number {
+  if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) return Number(lastEventId.trim());
+  return after ?? 0;
+}

@@ -1,7 +1,6 @@
 import type { GenerateBody, GenerationResult, LanguageInfo } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
-import { RateLimiter as Limiter } from '../../limits/rate-limiter.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
 import type { ChatMessage } from '../../providers/provider.js';

@@ -4,11 +4,10 @@
  * wrong passwords sent at once check exactly as many as the limit allows. A password that
  * was checked answers 401 `invalid_credentials`; one refused unchecked answers 429.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
+import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, uniqueName, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './helpers/test-server.js';
+import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
 
 /** A random client address: spawned servers keep their counters in the shared Redis under one prefix, so addresses must not repeat across runs. */
@@ -65,30 +64,12 @@ describe('login throttle on one instance (memory store)', () => {
   throttleSuite(() => [t.url]);
 });
 
-const shared = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
-if (!shared) console.log('skipping the two-instance login throttle test: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
+if (!clusterEnabled) console.log('skipping the two-instance login throttle test: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
 
-describe.skipIf(!shared)('login throttle across two server processes on PostgreSQL + Redis', () => {
-  const schema = uniqueName('login');
-  let a: SpawnedServer;
-  let b: SpawnedServer;
+describe.skipIf(!clusterEnabled)('login throttle across two server processes on PostgreSQL + Redis', () => {
+  let cluster: Cluster;
+  beforeAll(async () => { cluster = await startCluster('login'); }, 60_000);
+  afterAll(() => cluster?.stop());
 
-  beforeAll(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.end();
-    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL! };
-    [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
-
-  throttleSuite(() => [a.url, b.url]);
+  throttleSuite(() => cluster.servers.map((s) => s.url));
 });

@@ -6,12 +6,12 @@
  * the channel). The OpenAI fake reports 2,000 tokens a call, within what each call reserves
  * (prompt estimate + max_tokens 1,900), so about nine calls fit in a minute.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
-import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
-import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './helpers/test-server.js';
+import type { SpawnedServer } from './helpers/spawn-server.js';
+import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js';
+import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
 import { readSse } from './helpers/sse.js';
 import { connect } from './helpers/ws-client.js';
@@ -128,32 +128,23 @@ describe('token budget on one instance (SQLite, memory limit store)', () => {
   });
 });
 
-const shared = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
-if (!shared) console.log('skipping the two-instance token budget test: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
+if (!clusterEnabled) console.log('skipping the two-instance token budget test: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
 
-describe.skipIf(!shared)('token budget across two server processes on PostgreSQL + Redis', () => {
-  const schema = uniqueName('tpm');
+describe.skipIf(!clusterEnabled)('token budget across two server processes on PostgreSQL + Redis', () => {
   let fake: FakeVendor;
+  let cluster: Cluster;
   let a: SpawnedServer;
   let b: SpawnedServer;
 
   beforeAll(async () => {
     fake = await startOpenAIFake({ record: false, script: { reply: 'word '.repeat(40), usage: USAGE, chunkDelayMs: 2 } });
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.end();
-    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL!, ...fakeEnv(fake) };
-    [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
+    cluster = await startCluster('tpm', { env: fakeEnv(fake) });
+    [a, b] = cluster.servers as [SpawnedServer, SpawnedServer];
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await cluster?.stop();
     await fake?.close();
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
   });
 
   it('40 concurrent generations across both admit at most 20,000 tokens in the minute; the rest get 429 with Retry-After', async () => {

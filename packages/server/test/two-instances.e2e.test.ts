@@ -1,35 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
-import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from './helpers/test-server.js';
+import type { SpawnedServer } from './helpers/spawn-server.js';
+import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js';
 import { registerUser, request } from './helpers/http.js';
 
-const enabled = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
-if (!enabled) console.log('skipping two-instance tests: they need TEST_DATABASE_URL and TEST_REDIS_URL');
+if (!clusterEnabled) console.log('skipping two-instance tests: they need TEST_DATABASE_URL and TEST_REDIS_URL');
 
 /** Two server processes on one PostgreSQL and one Redis act as one service. */
-describe.skipIf(!enabled)('two server processes sharing PostgreSQL and Redis', () => {
-  const schema = uniqueName('two');
+describe.skipIf(!clusterEnabled)('two server processes sharing PostgreSQL and Redis', () => {
+  let cluster: Cluster;
   let a: SpawnedServer;
   let b: SpawnedServer;
 
   beforeAll(async () => {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.end();
-    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL! };
-    a = await spawnServer(env);
-    b = await spawnServer(env);
+    cluster = await startCluster('two');
+    [a, b] = cluster.servers as [SpawnedServer, SpawnedServer];
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  });
+  afterAll(() => cluster?.stop());
 
   it('admits exactly the plan\'s per-minute limit between them, no more', async () => {
     // Windows are aligned to the clock minute: keep the burst inside one of them.

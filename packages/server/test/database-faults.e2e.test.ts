@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
+import { timeEach } from './helpers/timed-calls.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
 import { CuttableLink } from './helpers/tcp-cut.js';
 
@@ -45,14 +46,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL faults', () => {
       ['login', () => request(`${t.url}/api/v1/auth/login`, { body: { email: u.email, password: u.password }, headers: { 'x-forwarded-for': ip } })],
       ['register', () => request(`${t.url}/api/v1/auth/register`, { body: { email: `pg${Date.now()}@example.com`, password: 'correct horse battery', name: 'P' }, headers: { 'x-forwarded-for': ip } })],
     ];
-    const timed = async ([name, call]: (typeof calls)[number]) => {
-      const started = Date.now();
-      const res = await call();
-      return { name, res, ms: Date.now() - started };
-    };
-    const results = [];
-    for (const c of calls) results.push(await timed(c));
-    results.push(...(await Promise.all(calls.map(timed))));
+    const results = await timeEach(calls);
     for (const { name, res, ms } of results) {
       expect(ms, `${name} took ${ms} ms`).toBeLessThan(1_000);
       if (name === 'healthz') { expect(res.status).toBe(200); continue; }

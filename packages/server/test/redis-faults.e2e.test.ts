@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
+import { timeEach } from './helpers/timed-calls.js';
 import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
 import { dropPgSchema } from './helpers/pg-schema.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
@@ -75,14 +76,7 @@ describe.skipIf(!HAVE_REDIS_SERVER)('Redis faults', () => {
       ['anonymous 404', () => request(`${t.url}/api/v1/nope`)],
     ];
     // Each alone, then all at once.
-    const timed = async ([name, call]: (typeof calls)[number]) => {
-      const started = Date.now();
-      const res = await call();
-      return { name, res, ms: Date.now() - started };
-    };
-    const results = [];
-    for (const c of calls) results.push(await timed(c));
-    results.push(...(await Promise.all(calls.map(timed))));
+    const results = await timeEach(calls);
     for (const { name, res, ms } of results) {
       expect(ms, `${name} took ${ms} ms`).toBeLessThan(1_000);
       if (name === 'healthz') {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ERROR_CODES } from '@codeloom/protocol';
 
@@ -62,4 +62,17 @@ export function registerSseStreams(app: FastifyInstance): SseStreams {
   const streams = new SseStreams();
   app.decorate('sseStreams', streams);
   return streams;
+}
+
+/** Takes the response over from Fastify and writes the head of a text/event-stream (with the headers hooks have set). */
+export function openEventStream(reply: FastifyReply): ServerResponse {
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  });
+  return raw;
 }

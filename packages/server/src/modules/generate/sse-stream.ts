@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openEventStream } from '../../plugins/sse-streams.js';
 import type { StreamEvent } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import { asDependencyError } from '../../storage/dependency-errors.js';
@@ -20,13 +21,7 @@ export async function sendAsSse(
   const raw = reply.raw;
   const id = request.id;
   const abort = new AbortController();
-  reply.hijack();
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
+  openEventStream(reply);
   raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
   // A server whose drain times out ends this stream with `shutting_down` (plugins/sse-streams.ts).
   const forget = request.server.sseStreams.add({ kind: 'generate', raw, id, stop: () => abort.abort() });

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openEventStream } from '../../plugins/sse-streams.js';
 import type { AppContext } from '../../context.js';
 import { followRun } from './run-follow.js';
 import type { RunFrame } from './run-events.js';
@@ -22,13 +23,7 @@ export async function sendRunEvents(ctx: AppContext, request: FastifyRequest, re
     if (!raw.destroyed) raw.write(`id: ${frame.seq}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`);
   };
   const follower = await followRun(ctx.runs, principal, runId, after, write);
-  reply.hijack();
-  raw.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
+  openEventStream(reply);
   raw.flushHeaders(); // a queued run may say nothing for a while; the client learns at once that the stream is open
   open = true;
   for (const frame of pending.splice(0)) write(frame);

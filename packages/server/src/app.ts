@@ -23,6 +23,7 @@ import { runsRoutes } from './modules/runs/runs-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -78,6 +79,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   await app.register(bearerRefreshRoute(ctx));
   await app.register(oauthRoutes(ctx));
   await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
+  if (config.dashboard) await app.register(dashboardRoutes(ctx));
   await app.register(async (api) => {
     await api.register(authRoutes(ctx));
     await api.register(usersRoutes(ctx));

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
+import { request } from './helpers/http.js';
+import { axeSerious, hasChromium, launchBrowser, shot, CHROMIUM } from './helpers/browser.js';
+import { startOpenAIFake, type FakeVendor } from './fakes/openai-fake.js';
+
+if (!hasChromium) console.log(`skipping dashboard browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const FILES_REPLY = 'Here is the service.\n\n```typescript src/index.ts\nexport const answer = 42;\nconsole.log(answer);\n```\n\n```typescript src/lib/util.ts\nexport function twice(n: number) { return n * 2; }\n```\n';
+
+/** The account dashboard in a real browser against a real server: the issue's scenario, an axe scan and screenshots of every page. */
+describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
+  let t: TestServer;
+  let fake: FakeVendor;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const cspErrors: string[] = [];
+  const a11y: Record<string, string[]> = {};
+
+  beforeAll(async () => {
+    const { buildWeb, webBuildNeeded } = await import('../../web/build.mjs');
+    if (webBuildNeeded()) await buildWeb({ quiet: true });
+    fake = await startOpenAIFake();
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-x', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, extraHTTPHeaders: { 'x-forwarded-for': nextIp() } });
+    page = await context.newPage();
+    page.on('console', (m) => { if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text()); });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await fake?.close();
+  });
+
+  /** Screenshots at 1280 and 375 px wide, an axe scan, and no sideways scrolling on a phone. */
+  async function capture(name: string) {
+    a11y[name] = await axeSerious(page);
+    await shot(page, `dashboard-${name}`);
+    await page.setViewportSize({ width: 375, height: 800 });
+    await shot(page, `dashboard-${name}-375`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) console.log(name, await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)));
+    await page.setViewportSize({ width: 1280, height: 860 });
+    expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+  }
+
+  const heading = () => page.getByRole('heading', { level: 1 });
+  const go = async (link: string, title: string | RegExp) => {
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: link, exact: true }).click();
+    await expect.poll(() => heading().textContent()).toMatch(title);
+  };
+
+  it('signs up, creates a key shown once, generates live, stops, revokes the key and signs out', async () => {
+    // / redirects to the dashboard, which asks to sign in; from there to sign-up.
+    await page.goto(`${t.url}/`);
+    await expect.poll(() => heading().textContent()).toBe('Sign in to Codeloom');
+    await capture('sign-in');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await expect.poll(() => heading().textContent()).toBe('Create your Codeloom account');
+    await capture('sign-up');
+    const email = `dash-${Date.now()}@example.com`;
+    await page.getByLabel('Name', { exact: true }).fill('Dana Dashboard');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect.poll(() => heading().textContent()).toBe('API keys');
+
+    // A production key: the secret (cl_live_…) shown once, with Copy.
+    await page.getByLabel('Key name', { exact: true }).fill('ci');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const secret = page.getByRole('region', { name: /Your new key/ });
+    const key = (await secret.locator('code').textContent())!;
+    expect(key).toMatch(/^cl_live_/);
+    await expect(secret.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
+    await capture('api-keys-new');
+    expect((await request(`${t.url}/api/v1/auth/verify`, { token: key, headers: { 'x-forwarded-for': nextIp() } })).status).toBe(200);
+    await secret.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /ci/ });
+    await expect.poll(() => row.textContent()).toContain(key.slice(0, 12));
+    // Shown once: after a reload (still signed in, by the cookie) the key's secret is nowhere on the page.
+    await page.reload();
+    await expect.poll(() => heading().textContent()).toBe('API keys');
+    await expect.poll(() => page.getByRole('row', { name: /ci/ }).count()).toBe(1);
+    expect(await page.content()).not.toContain(key);
+    await capture('api-keys');
+
+    // The playground: tokens arrive before the generation completes.
+    await go('Playground', 'Playground');
+    fake.script({ reply: FILES_REPLY, chunkDelayMs: 40 });
+    await page.getByLabel('Prompt', { exact: true }).fill('A tiny TypeScript module');
+    await page.getByLabel('Language', { exact: true }).selectOption('typescript');
+    await page.getByLabel('Model', { exact: true }).selectOption('gpt-test');
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const out = page.getByTestId('stream-output');
+    await expect.poll(async () => ((await out.textContent()) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const midway = await page.getByRole('status').filter({ hasText: 'Generating' }).count();
+    expect(midway, 'tokens were shown while the generation was still running').toBe(1);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Done/ }).count(), { timeout: 15_000 }).toBe(1);
+    await page.getByRole('button', { name: 'src/lib/util.ts' }).click();
+    await expect.poll(() => page.getByRole('figure').locator('figcaption').textContent()).toBe('src/lib/util.ts');
+    expect(await page.locator('pre code.hljs .hljs-keyword').count()).toBeGreaterThan(0);
+    await expect(page.getByRole('button', { name: 'Download zip' }).isVisible()).resolves.toBe(true);
+    await capture('playground');
+
+    // A second, slow generation, stopped midway: the server aborts the model call.
+    fake.script({ reply: 'word '.repeat(400), chunkDelayMs: 30 });
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await expect.poll(async () => ((await out.textContent()) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(10);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /^Stopped/ }).count()).toBe(1);
+    await fake.waitForAborts(1);
+
+    // Revoke the key (with a confirmation): an API call with it now fails.
+    await go('API keys', 'API keys');
+    await page.getByRole('row', { name: /ci/ }).getByRole('button', { name: 'Revoke' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await capture('api-keys-revoke');
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /ci/ }).count()).toBe(0);
+    const refused = await request(`${t.url}/api/v1/auth/verify`, { token: key, headers: { 'x-forwarded-for': nextIp() } });
+    expect(refused.status).toBe(401);
+
+    // Sign out: back at the sign-in page, and the session is gone (a reload stays signed out).
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => heading().textContent()).toBe('Sign in to Codeloom');
+    await page.reload();
+    await expect.poll(() => heading().textContent()).toBe('Sign in to Codeloom');
+
+    // Signing in again works by keyboard alone.
+    await page.getByLabel('Email', { exact: true }).focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('correct horse battery');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => heading().textContent()).toBe('Playground');
+
+    expect(cspErrors).toEqual([]);
+    for (const [name, found] of Object.entries(a11y)) expect(found, `axe on ${name}`).toEqual([]);
+  }, 90_000);
+});

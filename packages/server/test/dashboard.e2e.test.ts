@@ -113,8 +113,81 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await expect.poll(() => page.getByRole('status').filter({ hasText: /^Stopped/ }).count()).toBe(1);
     await fake.waitForAborts(1);
 
-    // Revoke the key (with a confirmation): an API call with it now fails.
+    // Usage: a chart and tables from the generation history.
+    await go('Usage', 'Usage');
+    await expect.poll(() => page.getByRole('group', { name: 'Usage by model' }).textContent()).toContain('gpt-test');
+    await expect(page.getByRole('img', { name: /Tokens per day/ }).isVisible()).resolves.toBe(true);
+    await capture('usage');
+
+    // Projects: create one from a template, open one of its files.
+    await go('Projects', 'Projects');
+    await page.getByLabel('Project name').fill('todo service');
+    await page.getByLabel('Template').selectOption('fastify-api');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await expect.poll(() => heading().textContent()).toBe('todo service');
+    const firstFile = page.getByRole('list', { name: 'File tree' }).getByRole('button').first();
+    const filePath = (await firstFile.getAttribute('aria-label'))!;
+    await firstFile.click();
+    await expect.poll(() => page.getByRole('figure').locator('figcaption').textContent()).toBe(filePath);
+    expect(((await page.locator('pre code').textContent()) ?? '').length).toBeGreaterThan(0);
+    await capture('project');
+    await go('Projects', 'Projects');
+    await expect.poll(() => page.getByRole('link', { name: 'todo service' }).count()).toBe(1);
+    await capture('projects');
+
+    // Workflows: a two-step workflow (planner → coder), run and watched live until both steps succeed.
+    await go('Workflows', 'Workflows');
+    await page.getByLabel('Workflow name').fill('plan and build');
+    await page.getByRole('button', { name: 'Create workflow' }).click();
+    await expect.poll(() => page.getByLabel('Workflow', { exact: true }).textContent()).toContain('planner → coder');
+    await page.getByLabel('Task').fill('REST API for todos');
+    await page.getByRole('button', { name: 'Run workflow' }).click();
+    await expect.poll(() => heading().textContent()).toMatch(/^Run run_/);
+    const steps = page.getByRole('list', { name: 'Steps' }).getByRole('listitem');
+    await expect.poll(() => steps.evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 20_000 })
+      .toEqual(['Step 1: planner, succeeded', 'Step 2: coder, succeeded']);
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('succeeded');
+    await capture('run');
+    await go('Workflows', 'Workflows');
+    await expect.poll(() => page.getByRole('group', { name: 'Runs table' }).textContent()).toContain('succeeded');
+    await capture('workflows');
+
+    // OAuth apps: register (secret once), edit the redirect URIs, delete.
+    await go('OAuth apps', 'OAuth apps');
+    await page.getByLabel('App name').fill('Acme Docs');
+    await page.getByLabel('Redirect URIs').fill('https://docs.acme.example/callback');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    const appSecret = page.getByRole('region', { name: /Client secret of “Acme Docs”/ });
+    expect(await appSecret.locator('code').textContent()).toMatch(/\S{20,}/);
+    await capture('oauth-apps-new');
+    await appSecret.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Edit redirect URIs' }).click();
+    await page.getByLabel('Redirect URIs of Acme Docs').fill('https://docs.acme.example/callback\nhttp://127.0.0.1:7777/cb');
+    await page.getByRole('button', { name: 'Save redirect URIs' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'Redirect URIs of Acme Docs' }).textContent()).toContain('http://127.0.0.1:7777/cb');
+    await capture('oauth-apps');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete app' }).click();
+    await expect.poll(() => page.getByText('No apps yet.').count()).toBe(1);
+
+    // Account: profile, organization, plan, current rate-limit use.
+    await go('Account', 'Account');
+    await expect.poll(() => page.getByText('Dana Dashboard', { exact: true }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('meter').count()).toBe(1);
+    await capture('account');
+
+    // The environment switch: a sandbox key is a cl_test_ key, listed apart.
     await go('API keys', 'API keys');
+    await page.getByRole('radio', { name: 'Sandbox' }).check();
+    await expect.poll(() => page.getByRole('heading', { name: 'New sandbox key' }).count()).toBe(1);
+    await page.getByLabel('Key name', { exact: true }).fill('tests');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    expect(await page.getByRole('region', { name: /Your new key/ }).locator('code').textContent()).toMatch(/^cl_test_/);
+    await capture('api-keys-sandbox');
+    await page.getByRole('radio', { name: 'Production' }).check();
+    await expect.poll(() => page.getByRole('heading', { name: 'New production key' }).count()).toBe(1);
+
+    // Revoke the key (with a confirmation): an API call with it now fails.
     await page.getByRole('row', { name: /ci/ }).getByRole('button', { name: 'Revoke' }).click();
     const dialog = page.getByRole('dialog');
     await expect.poll(() => dialog.isVisible()).toBe(true);

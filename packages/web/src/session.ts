@@ -10,10 +10,13 @@ export type Environment = 'production' | 'sandbox';
 export interface SessionUser { id: string; email: string; name: string; plan: string }
 export interface RateUse { limit: number; remaining: number; reset: number }
 
-interface State { user: SessionUser | null; token: string | null; expiresAt: number; environment: Environment; rate: RateUse | null }
+interface State { user: SessionUser | null; token: string | null; expiresAt: number; environment: Environment }
 
 const SESSION = '/dashboard/session';
-let state: State = { user: null, token: null, expiresAt: 0, environment: 'production', rate: null };
+let state: State = { user: null, token: null, expiresAt: 0, environment: 'production' };
+let rate: RateUse | null = null;
+/** The X-RateLimit-* figures of the latest API answer (kept apart from State so API calls do not re-render the whole page). */
+export const lastRateUse = () => rate;
 const listeners = new Set<() => void>();
 let csrf: string | null = null;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -109,7 +112,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
   const limit = res.headers.get('x-ratelimit-limit');
   if (limit !== null) {
-    update({ rate: { limit: Number(limit), remaining: Number(res.headers.get('x-ratelimit-remaining')), reset: Number(res.headers.get('x-ratelimit-reset')) } });
+    rate = { limit: Number(limit), remaining: Number(res.headers.get('x-ratelimit-remaining')), reset: Number(res.headers.get('x-ratelimit-reset')) };
   }
   return res;
 };

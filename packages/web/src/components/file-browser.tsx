@@ -73,10 +73,12 @@ export function FileBrowser({ files, load, zipName, label }: { files: BrowsableF
   const tree = useMemo(() => treeOf(files), [files]);
   const [open, setOpen] = useState<{ path: string; content: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // A new set of files (not merely a new array of the same ones) opens its first file when its content is at hand.
+  const signature = files.map((f) => f.path).join('\n');
   useEffect(() => {
     const first = files[0];
     setOpen(first?.content !== undefined ? { path: first.path, content: first.content } : null);
-  }, [files]);
+  }, [signature]);
   const openFile = async (f: BrowsableFile) => {
     setError(null);
     try {

@@ -50,6 +50,8 @@ export const dashboardSessionRoutes = (ctx: AppContext, prefix: string): Fastify
     schema: { tags, summary: 'Create an account and sign the dashboard in (sets the HttpOnly session cookie)', body: RegisterBodySchema, response: { 200: TokenSchema, ...errorResponses(400, 403, 409, 429) } },
   }, async (request, reply) => {
     const created = await ctx.auth.register(request.body, 'production');
+    // register() also opened an API session whose tokens nobody will see: close it, the dashboard has its own.
+    await ctx.store.sessions.revoke((await ctx.keyRing.verify(created.token)).sid, 'superseded');
     const account = await ctx.store.accounts.findById(created.user.id);
     if (!account) throw new AppError('unauthorized');
     const sessionId = await sessions.start(request, reply, account.user.id);

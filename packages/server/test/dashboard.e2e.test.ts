@@ -26,6 +26,7 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-x', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, extraHTTPHeaders: { 'x-forwarded-for': nextIp() } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
     page = await context.newPage();
     page.on('console', (m) => { if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text()); });
   });
@@ -74,7 +75,9 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     const secret = page.getByRole('region', { name: /Your new key/ });
     const key = (await secret.locator('code').textContent())!;
     expect(key).toMatch(/^cl_live_/);
-    await expect(secret.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
+    await secret.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => secret.getByRole('status').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await capture('api-keys-new');
     expect((await request(`${t.url}/api/v1/auth/verify`, { token: key, headers: { 'x-forwarded-for': nextIp() } })).status).toBe(200);
     await secret.getByRole('button', { name: 'Done' }).click();
@@ -186,10 +189,18 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await capture('api-keys-sandbox');
     await page.getByRole('radio', { name: 'Production' }).check();
     await expect.poll(() => page.getByRole('heading', { name: 'New production key' }).count()).toBe(1);
+    expect(await page.getByRole('region', { name: /Your new key/ }).count()).toBe(0); // the sandbox secret is gone with the switch
 
     // Revoke the key (with a confirmation): an API call with it now fails.
+    // Escape cancels the confirmation (the key stays); then revoke for real.
     await page.getByRole('row', { name: /ci/ }).getByRole('button', { name: 'Revoke' }).click();
     const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await page.getByRole('row', { name: /ci/ }).count()).toBe(1);
+    await page.getByRole('row', { name: /ci/ }).getByRole('button', { name: 'Revoke' }).click();
     await expect.poll(() => dialog.isVisible()).toBe(true);
     await capture('api-keys-revoke');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();

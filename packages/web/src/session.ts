@@ -103,13 +103,24 @@ function clearLocal() {
   update({ user: null, token: null, expiresAt: 0 });
 }
 
+// Back from the background with a token about to expire: renew before the next click needs it.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && state.token && state.expiresAt - Date.now() < 60_000) void restore().catch(() => {});
+});
+
 export function setEnvironment(environment: Environment) {
   update({ environment });
 }
 
 /** Keeps the X-RateLimit-* headers of the latest API answer, for the Account page. */
 const recordingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
+  let res = await fetch(input, init);
+  // The access token ran out (a sleeping laptop, a throttled timer): get a fresh one from the cookie session and repeat once.
+  const headers = new Headers(init?.headers);
+  if (res.status === 401 && headers.has('authorization') && state.token && (await restore().catch(() => false)) && state.token) {
+    headers.set('authorization', `Bearer ${state.token}`);
+    res = await fetch(input, { ...init, headers });
+  }
   const limit = res.headers.get('x-ratelimit-limit');
   if (limit !== null) {
     rate = { limit: Number(limit), remaining: Number(res.headers.get('x-ratelimit-remaining')), reset: Number(res.headers.get('x-ratelimit-reset')) };

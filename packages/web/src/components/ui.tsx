@@ -52,7 +52,8 @@ export function Confirm({ open, title, children, confirmLabel, onConfirm, onCanc
       <div>{children}</div>
       <div class="row">
         <button type="button" class="danger" onClick={onConfirm}>{confirmLabel}</button>
-        <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+        {/* The safe choice has focus when the dialog opens: Enter alone never destroys anything. */}
+        <button type="button" class="secondary" onClick={onCancel} autoFocus>Cancel</button>
       </div>
     </dialog>
   );

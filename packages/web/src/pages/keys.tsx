@@ -1,5 +1,5 @@
 import type { ApiKey, CreatedApiKey } from '@codeloom/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Confirm, ErrorText, SecretOnce, Select } from '../components/ui.js';
 import { formatDate, useLoad, useSession } from '../hooks.js';
 import { api, messageOf } from '../session.js';
@@ -17,6 +17,7 @@ export function KeysPage() {
   const [busy, setBusy] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const allowed = profile.data?.permissions ?? ['read:code', 'write:code'];
+  useEffect(() => { setCreated(null); setError(null); }, [environment]); // a secret never lingers across the switch
 
   const create = async (event: Event) => {
     event.preventDefault();

@@ -140,13 +140,19 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
 
     // Workflows: a two-step workflow (planner → coder), run and watched live until both steps succeed.
     await go('Workflows', 'Workflows');
+    // The steps use the fake vendor with a pause between chunks, so the run is seen running, streaming, then done.
+    fake.script({ reply: FILES_REPLY, chunkDelayMs: 25 });
     await page.getByLabel('Workflow name').fill('plan and build');
+    await page.getByLabel('Model for every step').selectOption('gpt-test');
     await page.getByRole('button', { name: 'Create workflow' }).click();
     await expect.poll(() => page.getByLabel('Workflow', { exact: true }).textContent()).toContain('planner → coder');
     await page.getByLabel('Task').fill('REST API for todos');
     await page.getByRole('button', { name: 'Run workflow' }).click();
     await expect.poll(() => heading().textContent()).toMatch(/^Run run_/);
     const steps = page.getByRole('list', { name: 'Steps' }).getByRole('listitem');
+    await expect.poll(() => steps.evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 20_000 }).toContain('Step 1: planner, running');
+    await expect.poll(async () => ((await page.getByLabel('Output of step 1').textContent()) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await page.getByTestId('run-status').textContent()).toBe('running'); // output streamed in while the run was still going
     await expect.poll(() => steps.evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 20_000 })
       .toEqual(['Step 1: planner, succeeded', 'Step 2: coder, succeeded']);
     await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('succeeded');
@@ -221,6 +227,12 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await page.keyboard.type('correct horse battery');
     await page.keyboard.press('Enter');
     await expect.poll(() => heading().textContent()).toBe('Playground');
+    // The new page's heading has focus; Shift+Tab reaches the last navigation link, Enter follows it.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Account');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => heading().textContent()).toBe('Account');
 
     expect(cspErrors).toEqual([]);
     for (const [name, found] of Object.entries(a11y)) expect(found, `axe on ${name}`).toEqual([]);

@@ -14,17 +14,20 @@ export function WorkflowsPage({ runId }: { runId?: string | undefined }) {
   return runId ? <RunView id={runId} /> : <WorkflowList />;
 }
 
-function WorkflowBuilder({ onCreated }: { onCreated: (w: Workflow) => void }) {
+function WorkflowBuilder({ onCreated, environment }: { onCreated: (w: Workflow) => void; environment: string }) {
   const [agents, setAgents] = useState<AgentType[]>(['planner', 'coder']);
   const [next, setNext] = useState<AgentType>('reviewer');
   const [error, setError] = useState<string | null>(null);
+  const models = useLoad(() => api().models.list(), [environment]);
   const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = String(new FormData(form).get('name'));
+    const data = new FormData(form);
+    const name = String(data.get('name'));
+    const model = String(data.get('model') ?? '');
     setError(null);
     try {
-      const w = await api().workflows.create({ name, agents: agents.map((type) => ({ type })) });
+      const w = await api().workflows.create({ name, agents: agents.map((type) => ({ type, ...(model ? { model } : {}) })) });
       form.reset();
       onCreated(w);
     } catch (e) {
@@ -51,7 +54,11 @@ function WorkflowBuilder({ onCreated }: { onCreated: (w: Workflow) => void }) {
           <button type="button" class="secondary" disabled={agents.length >= 12} onClick={() => setAgents([...agents, next])}>Add step</button>
         </div>
       </fieldset>
-      <ErrorText message={error} />
+      <Select id="wf-model" name="model" label="Model for every step">
+        <option value="">The default model</option>
+        {models.data?.map((m) => <option key={m.id} value={m.id}>{m.id}</option>)}
+      </Select>
+      <ErrorText message={error ?? models.error} />
       <button type="submit" disabled={agents.length === 0}>Create workflow</button>
     </form>
   );
@@ -84,7 +91,7 @@ function WorkflowList() {
       <h1 tabIndex={-1}>Workflows</h1>
       <section aria-labelledby="new-wf">
         <h2 id="new-wf">New workflow</h2>
-        <WorkflowBuilder onCreated={(w) => { setSelected(w.id); workflows.reload(); }} />
+        <WorkflowBuilder environment={environment} onCreated={(w) => { setSelected(w.id); workflows.reload(); }} />
       </section>
       <section aria-labelledby="run-wf">
         <h2 id="run-wf">Run a workflow</h2>
@@ -92,7 +99,7 @@ function WorkflowList() {
         {list.length === 0 ? <p class="muted">Create a workflow first.</p> : (
           <form onSubmit={execute} class="stack narrow">
             <Select id="workflow" label="Workflow" value={chosen} onChange={setSelected}>
-              {list.map((w) => <option key={w.id} value={w.id}>{w.name}: {w.agents.map((a) => a.type).join(' → ')}</option>)}
+              {list.map((w) => <option key={w.id} value={w.id}>{w.name}: {w.agents.map((a) => a.type).join(' → ')} ({w.agents[0]?.model})</option>)}
             </Select>
             <label>Task<textarea name="task" required maxLength={16000} rows={3} placeholder="REST API for todos" /></label>
             <ErrorText message={error} />

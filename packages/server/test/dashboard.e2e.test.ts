@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
@@ -105,8 +107,16 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'src/lib/util.ts' }).click();
     await expect.poll(() => page.getByRole('figure').locator('figcaption').textContent()).toBe('src/lib/util.ts');
     expect(await page.locator('pre code.hljs .hljs-keyword').count()).toBeGreaterThan(0);
-    await expect(page.getByRole('button', { name: 'Download zip' }).isVisible()).resolves.toBe(true);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download zip' }).click()]);
+    const zip = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
+    expect(Object.keys(zip).sort()).toEqual(['src/index.ts', 'src/lib/util.ts']);
+    expect(strFromU8(zip['src/lib/util.ts']!)).toContain('return n * 2');
     await capture('playground');
+    // Dark mode follows the system setting; highlighted code keeps its contrast there too.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    a11y['playground-dark'] = await axeSerious(page);
+    await shot(page, 'dashboard-playground-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // A second, slow generation, stopped midway: the server aborts the model call.
     fake.script({ reply: 'word '.repeat(400), chunkDelayMs: 30 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
+import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
 import { request } from './helpers/http.js';
 
 /** Cookies of one client, as a browser keeps them. */
@@ -106,5 +106,30 @@ describe('dashboard: static files, cookie session and CSRF', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('dashboard session on PostgreSQL', () => {
+  let t: TestServer;
+  beforeAll(async () => { t = await startTestServer({ dialect: 'postgres' }); });
+  afterAll(async () => { await t?.close(); });
+
+  it('signs up, issues tokens from the cookie, and signs out', async () => {
+    const jar = new Jar();
+    const ip = nextIp();
+    const post = async (path: string, csrf: string, body?: unknown) => {
+      const res = await request(`${t.url}/dashboard/session/${path}`, { method: 'POST', headers: { 'x-forwarded-for': ip, cookie: jar.header, 'x-csrf-token': csrf }, ...(body ? { body } : {}) });
+      jar.take(res.headers);
+      return res;
+    };
+    const first = await request(`${t.url}/dashboard/session/csrf`, { headers: { 'x-forwarded-for': ip } });
+    jar.take(first.headers);
+    const csrf = first.body.csrf_token as string;
+    expect((await post('sign-up', csrf, { name: 'Pat', email: `pg-${Date.now()}@example.com`, password: 'correct horse battery' })).status).toBe(200);
+    const token = await post('token', csrf);
+    expect(token.status).toBe(200);
+    expect((await request(`${t.url}/api/v1/user/profile`, { token: token.body.access_token, headers: { 'x-forwarded-for': ip } })).status).toBe(200);
+    expect((await post('sign-out', csrf)).status).toBe(200);
+    expect((await post('token', csrf)).status).toBe(401);
   });
 });

@@ -2,7 +2,7 @@ import { PLANS } from '@codeloom/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
-import { nowIso } from '../../storage/ids.js';
+import { findLiveSessionByRefreshHash } from '../../storage/repos/dashboard-sessions-repo.js';
 import { readCookies } from '../oauth/browser-session.js';
 import { mintRefreshToken, sha256 } from '../auth/secrets.js';
 
@@ -49,12 +49,9 @@ export class DashboardSessions {
   async current(request: FastifyRequest): Promise<{ sessionId: string; userId: string } | undefined> {
     const value = readCookies(request)[cookieName(request)];
     if (!value || !VALUE.test(value)) return undefined;
-    const row = await this.ctx.store.handle.db.selectFrom('refresh_tokens as r').innerJoin('sessions as s', 's.id', 'r.session_id')
-      .select(['r.session_id', 's.user_id'])
-      .where('r.token_hash', '=', sha256(value)).where('r.used_at', 'is', null).where('s.revoked_at', 'is', null).where('r.expires_at', '>', nowIso())
-      .executeTakeFirst();
-    if (!row || (await this.ctx.revocations.isRevoked(row.session_id))) return undefined;
-    return { sessionId: row.session_id, userId: row.user_id };
+    const session = await findLiveSessionByRefreshHash(this.ctx.store.handle.db, sha256(value));
+    if (!session || (await this.ctx.revocations.isRevoked(session.sessionId))) return undefined;
+    return session;
   }
 
   /** A fresh access token (JWT) for the signed-in person, or undefined. */

@@ -144,9 +144,18 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await expect.poll(() => page.getByRole('figure').locator('figcaption').textContent()).toBe(filePath);
     expect(((await page.locator('pre code').textContent()) ?? '').length).toBeGreaterThan(0);
     await capture('project');
+    // Paging: ten more projects (made with the key over the API) spill onto a second page of ten.
+    for (let i = 1; i <= 10; i++) {
+      const made = await request(`${t.url}/api/v1/projects`, { token: key, body: { name: `bulk ${i}` }, headers: { 'x-forwarded-for': nextIp() } });
+      expect(made.status).toBe(201);
+    }
     await go('Projects', 'Projects');
-    await expect.poll(() => page.getByRole('link', { name: 'todo service' }).count()).toBe(1);
+    const pager = page.getByRole('navigation', { name: 'Project pages' });
+    await expect.poll(() => pager.textContent()).toContain('Page 1 of 2');
     await capture('projects');
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => pager.textContent()).toContain('Page 2 of 2');
+    await expect.poll(() => page.getByRole('link', { name: 'todo service' }).count()).toBe(1); // the oldest, last
 
     // Workflows: a two-step workflow (planner → coder), run and watched live until both steps succeed.
     await go('Workflows', 'Workflows');
@@ -230,7 +239,13 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await page.reload();
     await expect.poll(() => heading().textContent()).toBe('Sign in to Codeloom');
 
-    // Signing in again works by keyboard alone.
+    // A wrong password is announced; signing in again then works by keyboard alone.
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong email or password');
+    await page.getByLabel('Password', { exact: true }).fill('');
+    await page.getByLabel('Email', { exact: true }).fill('');
     await page.getByLabel('Email', { exact: true }).focus();
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');

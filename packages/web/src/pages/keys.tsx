@@ -25,6 +25,7 @@ export function KeysPage() {
     const form = new FormData(formEl);
     const days = Number(form.get('expiry')) || null;
     const scopes = form.getAll('scopes').map(String) as ApiKey['scopes'];
+    if (scopes.length === 0) { setError('Choose at least one scope.'); return; }
     setBusy(true);
     setError(null);
     try {

@@ -32,7 +32,11 @@ export function RunView({ id }: { id: string }) {
         for await (const event of watch) {
           if (stopped) break;
           if (event.event === 'run_started' || event.event === 'complete') setRun(event.data);
-          else if (event.event === 'step_started') patchStep(event.data.index, { status: 'running', agent: event.data.agent as RunStep['agent'], model: event.data.model });
+          else if (event.event === 'step_started') {
+            // A step running means the run is (the run_started event may have gone out before this page subscribed).
+            setRun((r) => (r && r.status === 'queued' ? { ...r, status: 'running' } : r));
+            patchStep(event.data.index, { status: 'running', agent: event.data.agent as RunStep['agent'], model: event.data.model });
+          }
           else if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
           else if (event.event === 'step_completed') patchStep(event.data.index, event.data.step);
           else if (event.event === 'error' && event.data.run) setRun(event.data.run);

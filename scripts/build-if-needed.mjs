@@ -12,4 +12,10 @@ export function buildIfNeeded() {
     process.stderr.write('Build failed.\n');
     process.exit(result.status ?? 1);
   }
+  // The dashboard's static assets (esbuild; skipped when nothing in packages/web or the SDK changed).
+  const web = spawnSync(process.execPath, [fileURLToPath(new URL('../packages/web/build.mjs', import.meta.url)), '--if-needed'], { cwd: root, stdio: ['inherit', 2, 'inherit'] });
+  if (web.status !== 0) {
+    process.stderr.write('Dashboard build failed.\n');
+    process.exit(web.status ?? 1);
+  }
 }

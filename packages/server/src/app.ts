@@ -27,6 +27,7 @@ import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 import { registerSseStreams } from './plugins/sse-streams.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   await app.register(bearerRefreshRoute(ctx));
   await app.register(oauthRoutes(ctx));
   await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
+  if (config.dashboard) await app.register(dashboardRoutes(ctx));
   await app.register(async (api) => {
     await api.register(authRoutes(ctx));
     await api.register(usersRoutes(ctx));

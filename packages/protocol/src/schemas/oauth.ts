@@ -21,6 +21,15 @@ export const CreateOAuthClientBodySchema = Type.Object({
 });
 export type CreateOAuthClientBody = Static<typeof CreateOAuthClientBodySchema>;
 
+export const UpdateOAuthClientBodySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    redirect_uris: Type.Optional(Type.Array(RedirectUri, { minItems: 1, maxItems: 10, uniqueItems: true, description: 'Replaces the list; codes already issued keep the URI they were issued for.' })),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
+export type UpdateOAuthClientBody = Static<typeof UpdateOAuthClientBodySchema>;
+
 export const OAuthClientSchema = Type.Object(
   {
     id: Type.String({ description: 'The client id (cli_…); same as client_id.' }),

@@ -37,6 +37,7 @@ export const SETTINGS = [
   { env: 'CODELOOM_LOGIN_MAX_FAILURES_PER_IP', key: 'loginMaxFailuresPerIp', kind: 'int', default: '20', min: 1, max: 100_000, doc: 'Failed logins per client address within the throttle window before 429.' },
   { env: 'CODELOOM_LOGIN_WINDOW', key: 'loginWindow', kind: 'int', default: '900', min: 1, max: 86_400, doc: 'Login throttle window in seconds.' },
   { env: 'CODELOOM_ARGON2_MEMORY_KIB', key: 'argon2MemoryKib', kind: 'int', default: '19456', min: 1024, max: 1_048_576, doc: 'argon2id memory cost (KiB); the default is OWASP\'s recommendation.' },
+  { env: 'CODELOOM_DASHBOARD', key: 'dashboard', kind: 'bool', default: 'true', doc: 'Serve the account dashboard at /dashboard (and redirect / there); false turns both off.' },
   { env: 'LOG_LEVEL', key: 'logLevel', kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { env: 'CODELOOM_SHUTDOWN_TIMEOUT', key: 'shutdownTimeout', kind: 'int', default: '30', min: 1, max: 3600, doc: 'Seconds SIGTERM waits for in-flight work before closing anyway.' },
   { env: 'CODELOOM_WS_AUTH_TIMEOUT', key: 'wsAuthTimeout', kind: 'int', default: '10', min: 1, max: 300, doc: 'Seconds a streaming connection may take to send its auth frame before it is closed with 4401.' },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreateOAuthClientBodySchema, CreatedOAuthClientSchema, IdParamsSchema, OAuthClientSchema, PageOf, PageQuerySchema, SuccessSchema } from '@codeloom/protocol';
+import { CreateOAuthClientBodySchema, CreatedOAuthClientSchema, IdParamsSchema, OAuthClientSchema, PageOf, PageQuerySchema, SuccessSchema, UpdateOAuthClientBodySchema } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { pageParams } from '../pagination.js';
 import { errorResponses } from '../../plugins/openapi.js';
@@ -31,6 +31,11 @@ export const oauthClientRoutes = (ctx: AppContext): FastifyPluginAsync => async 
     config,
     schema: { tags, security, summary: 'One of your OAuth clients', params: IdParamsSchema, response: { 200: OAuthClientSchema, ...errorResponses(401, 403, 404, 429) } },
   }, async (request) => clients.get(request.principal!, request.params.id));
+
+  app.patch('/oauth/clients/:id', {
+    config,
+    schema: { tags, security, summary: 'Rename an OAuth client or replace its redirect URIs', params: IdParamsSchema, body: UpdateOAuthClientBodySchema, response: { 200: OAuthClientSchema, ...errorResponses(400, 401, 403, 404, 429) } },
+  }, async (request) => clients.update(request.principal!, request.params.id, request.body));
 
   app.delete('/oauth/clients/:id', {
     config,

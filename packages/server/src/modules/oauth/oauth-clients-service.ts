@@ -1,4 +1,4 @@
-import { PLANS, type CreateOAuthClientBody, type CreatedOAuthClient, type OAuthClient } from '@codeloom/protocol';
+import { PLANS, type CreateOAuthClientBody, type CreatedOAuthClient, type OAuthClient, type UpdateOAuthClientBody } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { OAuthClientRecord } from '../../storage/repos/oauth-clients-repo.js';
@@ -26,18 +26,27 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must use https, or http on a loopback host (127.0.0.1, [::1] or localhost)';
 }
 
+function checkedName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
+  return name;
+}
+
+function checkRedirectUris(uris: string[]): void {
+  const errors = uris.flatMap((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    return problem ? [{ path: `/redirect_uris/${i}`, message: problem }] : [];
+  });
+  if (errors.length) throw new AppError('validation_failed', `A redirect URI ${errors[0]!.message}.`, { errors });
+}
+
 /** Registration of OAuth clients by signed-in users; an owner sees and deletes only their own. */
 export class OAuthClientsService {
   constructor(private readonly store: Store, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
 
   async create(principal: Principal, body: CreateOAuthClientBody): Promise<CreatedOAuthClient> {
-    const name = body.name.trim();
-    if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
-    const errors = body.redirect_uris.flatMap((uri, i) => {
-      const problem = redirectUriProblem(uri);
-      return problem ? [{ path: `/redirect_uris/${i}`, message: problem }] : [];
-    });
-    if (errors.length) throw new AppError('validation_failed', `A redirect URI ${errors[0]!.message}.`, { errors });
+    const name = checkedName(body.name);
+    checkRedirectUris(body.redirect_uris);
     const granted = PLANS[principal.org.plan].permissions;
     const scopes = body.scopes ?? [...granted];
     const beyond = scopes.filter((s) => !granted.includes(s));
@@ -59,6 +68,17 @@ export class OAuthClientsService {
   async get(principal: Principal, id: string): Promise<OAuthClient> {
     const record = await this.store.oauthClients.findById(id);
     if (!record || record.userId !== principal.user.id) throw notFound('OAuth client');
+    return toClient(record);
+  }
+
+  /** New name and/or redirect URIs (validated as at registration); another owner's client is not found. */
+  async update(principal: Principal, id: string, body: UpdateOAuthClientBody): Promise<OAuthClient> {
+    if (body.redirect_uris) checkRedirectUris(body.redirect_uris);
+    const record = await this.store.oauthClients.update(principal.user.id, id, {
+      ...(body.name !== undefined ? { name: checkedName(body.name) } : {}),
+      ...(body.redirect_uris ? { redirectUris: body.redirect_uris } : {}),
+    });
+    if (!record) throw notFound('OAuth client');
     return toClient(record);
   }
 

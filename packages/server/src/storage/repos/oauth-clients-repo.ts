@@ -40,6 +40,15 @@ export class OAuthClientsRepo {
     return { rows: rows.map(toRecord), total: Number(count.n) };
   }
 
+  /** Changes an owner's client's name and/or redirect URIs; undefined when the owner has no such client. */
+  async update(userId: string, id: string, patch: { name?: string; redirectUris?: string[] }): Promise<OAuthClientRecord | undefined> {
+    const set: Partial<OAuthClientsTable> = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.redirectUris !== undefined) set.redirect_uris = JSON.stringify(patch.redirectUris);
+    const res = await this.db.updateTable('oauth_clients').set(set).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0 ? this.findById(id) : undefined;
+  }
+
   /** Deletes an owner's client and, by cascade, its codes, grants and tokens; false when the owner has no such client. */
   async delete(userId: string, id: string): Promise<boolean> {
     const res = await this.db.deleteFrom('oauth_clients').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();

@@ -1,0 +1,99 @@
+import type { Run, RunStep } from '@codeloom/client';
+import { useEffect, useState } from 'preact/hooks';
+import { FileBrowser } from '../components/file-browser.js';
+import { ErrorText } from '../components/ui.js';
+import { formatDate } from '../hooks.js';
+import { api, messageOf } from '../session.js';
+
+const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** One run, live: each step's status and streaming output over the WebSocket channel; Cancel run while it runs; its files once done. */
+export function RunView({ id }: { id: string }) {
+  const [run, setRun] = useState<Run | null>(null);
+  const [live, setLive] = useState<Record<number, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [watching, setWatching] = useState(false);
+
+  useEffect(() => {
+    let stopped = false;
+    const watch = api().runs.watch(id);
+    const patchStep = (index: number, patch: Partial<RunStep>) => setRun((r) => {
+      if (!r) return r;
+      const steps = [...r.steps];
+      const at = steps.findIndex((s) => s.index === index);
+      if (at >= 0) steps[at] = { ...steps[at]!, ...patch };
+      else steps.push({ index, agent: 'coder', model: '', status: 'running', output: '', tokens_used: 0, started_at: null, finished_at: null, iteration: 0, ...patch } as RunStep);
+      return { ...r, steps };
+    });
+    (async () => {
+      try {
+        setRun(await api().runs.get(id));
+        setWatching(true);
+        for await (const event of watch) {
+          if (stopped) break;
+          if (event.event === 'run_started' || event.event === 'complete') setRun(event.data);
+          else if (event.event === 'step_started') {
+            // A step running means the run is (the run_started event may have gone out before this page subscribed).
+            setRun((r) => (r && r.status === 'queued' ? { ...r, status: 'running' } : r));
+            patchStep(event.data.index, { status: 'running', agent: event.data.agent as RunStep['agent'], model: event.data.model });
+          }
+          else if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
+          else if (event.event === 'step_completed') patchStep(event.data.index, event.data.step);
+          else if (event.event === 'error' && event.data.run) setRun(event.data.run);
+        }
+        const final = await watch.result;
+        if (!stopped) setRun(final);
+      } catch (e) {
+        if (!stopped) setError(messageOf(e));
+      } finally {
+        if (!stopped) setWatching(false);
+      }
+    })();
+    return () => { stopped = true; watch.close(); };
+  }, [id]);
+
+  const cancel = async () => {
+    try { setRun(await api().runs.cancel(id)); } catch (e) { setError(messageOf(e)); }
+  };
+
+  const done = run ? FINAL.has(run.status) : false;
+  return (
+    <>
+      <p><a href="/dashboard/workflows">← Workflows and runs</a></p>
+      <h1 tabIndex={-1}>Run {id}</h1>
+      <ErrorText message={error} />
+      {run && (
+        <>
+          <p class="row">
+            <span>Status: <span class="badge" data-status={run.status} data-testid="run-status">{run.status}</span></span>
+            <span class="muted">{run.tokens_used} tokens · started {formatDate(run.started_at ?? run.created_at)}{run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : ''}</span>
+            {watching && !done && <span class="muted">(live)</span>}
+          </p>
+          <p><strong>Task:</strong> {run.task}</p>
+          {!done && <button type="button" class="danger" onClick={() => void cancel()}>Cancel run</button>}
+          {run.error && <p class="error">{run.error.code}: {run.error.message}</p>}
+          <h2>Steps</h2>
+          <ol class="steps" aria-label="Steps">
+            {run.steps.map((s) => (
+              <li key={s.index} class="card" aria-label={`Step ${s.index + 1}: ${s.agent}, ${s.status}`}>
+                <div class="row">
+                  <strong>{s.index + 1}. {s.agent}</strong>
+                  <span class="badge" data-status={s.status}>{s.status}</span>
+                  <span class="muted">{s.model}{s.tokens_used ? ` · ${s.tokens_used} tokens` : ''}{s.verdict ? ` · ${s.verdict}` : ''}</span>
+                </div>
+                {(s.output || live[s.index]) && <pre tabIndex={0} aria-label={`Output of step ${s.index + 1}`}>{s.output || live[s.index]}</pre>}
+              </li>
+            ))}
+          </ol>
+          {run.result && (
+            <>
+              <h2>Result</h2>
+              <p>{run.result.summary}</p>
+              {run.result.files.length > 0 && <FileBrowser label="Run files" files={run.result.files} zipName={`codeloom-${run.id}.zip`} />}
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}

@@ -81,7 +81,7 @@ export function KeysPage() {
           <button type="submit" disabled={busy}>Create API key</button>
         </form>
       </section>
-      {created && <SecretOnce title={`Your new key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} />}
+      {created && created.environment === environment && <SecretOnce title={`Your new key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} />}
       <section aria-labelledby="key-list">
         <h2 id="key-list">Your {environment} keys</h2>
         <ErrorText message={keys.error} />

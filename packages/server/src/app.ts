@@ -23,6 +23,8 @@ import { runsRoutes } from './modules/runs/runs-routes.js';
 import { streamRoutes } from './modules/stream/stream-routes.js';
 import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
+import { usageRoutes } from './modules/usage/usage-routes.js';
+import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -87,7 +89,9 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(projectsRoutes(ctx));
     await api.register(agentsRoutes(ctx));
     await api.register(runsRoutes(ctx));
+    await api.register(usageRoutes(ctx));
   }, { prefix: API_PREFIX });
+  await app.register(openAIRoutes(ctx), { prefix: OPENAI_PREFIX });
   await app.ready();
   const recovered = await ctx.runs.recover();
   if (recovered.interrupted || recovered.requeued) app.log.warn(recovered, 'runs recovered from the previous stop');

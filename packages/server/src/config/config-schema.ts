@@ -50,5 +50,6 @@ export const SETTINGS = [
   { env: 'CODELOOM_ANTHROPIC_MODELS', key: 'anthropicModels', kind: 'list', doc: 'Comma list of Anthropic model ids to expose.' },
   { env: 'CODELOOM_LLAMA_MODEL', key: 'llamaModel', kind: 'string', doc: 'Path to a GGUF file served as model `local` by the embedded llama.cpp (needs the optional node-llama-cpp package).' },
   { env: 'CODELOOM_UPSTREAM_TIMEOUT', key: 'upstreamTimeout', kind: 'int', default: '120', min: 1, max: 3600, doc: 'Seconds to wait for a model provider (first byte and gaps between streamed chunks).' },
+  { env: 'CODELOOM_MODEL_FALLBACKS', key: 'modelFallbacks', kind: 'string', doc: 'Fallback models, `model=fallback1|fallback2` entries separated by commas (e.g. `gpt-4o=claude-sonnet-4-5|sandbox`): when a model\'s provider fails before the first token (429, 5xx, timeout, connection error), the next is tried; the result\'s `model` names the one that served.' },
   { env: 'CODELOOM_UPSTREAM_RETRIES', key: 'upstreamRetries', kind: 'int', default: '2', min: 0, max: 10, doc: 'Retries of transient provider failures (429, 5xx, reset connections) before giving up.' },
 ] as const satisfies readonly SettingDef[];

@@ -35,7 +35,7 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
     if (config.rateLimit === false) {
       setRateHeaders(reply, await ctx.rateLimiter.peek(subject, plan));
     } else {
-      const admission = await ctx.rateLimiter.admit(subject, plan);
+      const admission = await ctx.rateLimiter.admit(subject, plan, RateLimiter.keyRequestWindows(principal));
       setRateHeaders(reply, admission.report);
       if (!admission.allowed) {
         ctx.metrics.rateLimited.inc({ plan });

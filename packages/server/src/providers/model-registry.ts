@@ -10,6 +10,8 @@ export interface RegisteredModel {
   description: string;
   /** Most tokens one answer may have when the request names no max_tokens (sent upstream, and reserved). Default DEFAULT_MAX_OUTPUT_TOKENS. */
   maxOutputTokens?: number;
+  /** Tried in order when this model's provider fails before the first token (CODELOOM_MODEL_FALLBACKS). */
+  fallbacks?: RegisteredModel[];
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;

@@ -107,6 +107,7 @@ export class CredentialResolver {
       scopes: narrowToPlan(record.scopes, account.org.plan),
       environment: record.environment === 'sandbox' ? 'sandbox' : (envHeader ?? 'production'),
       apiKeyId: record.id,
+      ...(hasKeyLimits(record) ? { keyLimits: record.limits } : {}),
     };
   }
 }
@@ -117,3 +118,5 @@ export function parseEnvironment(value: string | undefined): Environment | undef
   if (v === 'production' || v === 'sandbox') return v;
   throw new AppError('validation_failed', 'X-Environment must be "production" or "sandbox".', { errors: [{ path: 'headers/x-environment', message: 'must be one of: production, sandbox' }] });
 }
+
+const hasKeyLimits = (r: ApiKeyRecord) => r.limits.requests_per_minute !== null || r.limits.tokens_per_minute !== null || r.limits.monthly_tokens !== null;

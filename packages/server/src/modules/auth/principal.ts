@@ -10,4 +10,6 @@ export interface Principal {
   environment: Environment;
   sessionId?: string;
   apiKeyId?: string;
+  /** The API key's own limits, when it has any (enforced with the plan's: key-limits.ts, token-spend.ts). */
+  keyLimits?: { requests_per_minute: number | null; tokens_per_minute: number | null; monthly_tokens: number | null };
 }

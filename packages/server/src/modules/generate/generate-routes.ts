@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
 import { AppError } from '../../errors.js';
-import { CancelledError } from './generation-service.js';
+import { CancelledError, serverTiming } from './generation-service.js';
 import { sendAsSse } from './sse-stream.js';
 
 const tags = ['Generation'];
@@ -37,8 +37,11 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
     reply.raw.on('close', onClose);
+    const timing = { upstreamMs: 0, totalMs: 0 };
     try {
-      return await ctx.generation.run(principal, prepared, { signal: abort.signal });
+      const result = await ctx.generation.run(principal, prepared, { signal: abort.signal, timing });
+      reply.header('server-timing', serverTiming(timing));
+      return result;
     } catch (error) {
       // The caller is gone; there is nobody to answer.
       if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');

@@ -112,6 +112,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
     // llama.cpp and LM Studio understand, and OpenAI still accepts it for chat models.
     if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
     if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.stop?.length) body.stop = o.stop;
     if (stream) {
       body.stream = true;
       body.stream_options = { include_usage: true };

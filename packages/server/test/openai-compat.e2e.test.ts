@@ -1,0 +1,186 @@
+/**
+ * The OpenAI-compatible surface (/openai/v1, docs/openai.md), driven by the official `openai` npm
+ * client as editors and tools use it: chat (JSON and streamed with usage), completions with suffix
+ * (fill-in-the-middle), models, and its error classes for 400/401/403/404/429 — against the sandbox model
+ * and the OpenAI fake upstream (with a fallback to the sandbox when it fails before the first token).
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAIFake } from './fakes/openai-fake.js';
+import type { FakeVendor } from './fakes/fake-vendor.js';
+import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
+import { registerUser, request } from './helpers/http.js';
+
+let fake: FakeVendor;
+let t: TestServer;
+let session: string;
+let key: string;
+
+const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${t.url}/openai/v1`, maxRetries: 0 });
+
+async function makeKey(body: Record<string, unknown> = {}) {
+  const res = await request(`${t.url}/api/v1/api-keys`, { token: session, body: { name: 'editor', ...body } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.key as string;
+}
+
+beforeAll(async () => {
+  fake = await startOpenAIFake({ script: { reply: 'Hello from the fake vendor.' } });
+  t = await startTestServer({ env: {
+    OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test,gpt-flaky',
+    CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_MODEL_FALLBACKS: 'gpt-flaky=sandbox', CODELOOM_UPSTREAM_RETRIES: '0',
+  } });
+  ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
+  key = await makeKey();
+});
+afterAll(async () => { await t?.close(); await fake?.close(); });
+
+describe('chat completions', () => {
+  it('answers a chat.completion from the sandbox model, deterministic, with usage and Server-Timing, recorded in history', async () => {
+    const messages = [{ role: 'system' as const, content: 'You write code.' }, { role: 'user' as const, content: [{ type: 'text' as const, text: 'Write a REST API for todos in Python' }] }];
+    const { data, response } = await client(key).chat.completions.create({ model: 'sandbox', messages, max_tokens: 300 }).withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.model).toBe('sandbox');
+    expect(data.choices[0]!.message.role).toBe('assistant');
+    expect(data.choices[0]!.message.content!.length).toBeGreaterThan(20);
+    expect(data.usage!.completion_tokens).toBeGreaterThan(0);
+    expect(data.usage!.total_tokens).toBe(data.usage!.prompt_tokens + data.usage!.completion_tokens);
+    expect(response.headers.get('server-timing')).toMatch(/^upstream;dur=[\d.]+, gateway;dur=[\d.]+$/);
+    const again = await client(key).chat.completions.create({ model: 'sandbox', messages, max_tokens: 300 });
+    expect(again.choices[0]!.message.content).toBe(data.choices[0]!.message.content);
+    const history = await request(`${t.url}/api/v1/generations/${data.id}`, { token: session });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ model: 'sandbox', output: data.choices[0]!.message.content, tokens_used: data.usage!.total_tokens });
+  });
+
+  it('streams chat.completion.chunk deltas that add up to the same text, then finish_reason, the usage chunk and [DONE]', async () => {
+    const body = { model: 'sandbox', messages: [{ role: 'user' as const, content: 'CLI tool in Go that counts words' }], max_tokens: 200 };
+    const whole = await client(key).chat.completions.create(body);
+    const stream = await client(key).chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0]!.id)).toBe(true);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(whole.choices[0]!.message.content);
+    const finish = chunks.filter((c) => c.choices[0]?.finish_reason);
+    expect(finish.map((c) => c.choices[0]!.finish_reason)).toEqual([whole.choices[0]!.finish_reason]);
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(chunks.at(-1)!.usage).toEqual(whole.usage);
+
+    // Without include_usage there is no usage chunk; the raw wire ends with data: [DONE].
+    const raw = await fetch(`${t.url}/openai/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    expect(raw.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await raw.text();
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(text).not.toContain('"usage"');
+  });
+
+  it('serves an upstream model through the fake, passing max_completion_tokens, temperature, top_p and stop', async () => {
+    fake.reset();
+    const res = await client(key).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi' }], max_completion_tokens: 50, temperature: 0.3, top_p: 0.9, stop: ['END'], user: 'u-1' });
+    expect(res.choices[0]!.message.content).toBe('Hello from the fake vendor.');
+    expect(res.model).toBe('gpt-test');
+    expect(fake.requests[0]!.body).toMatchObject({ model: 'gpt-test', max_tokens: 50, temperature: 0.3, top_p: 0.9, stop: ['END'], messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] });
+  });
+
+  it('falls back to the next model when the provider fails before the first token, never after output started', async () => {
+    fake.reset();
+    fake.script({ failNext: { count: 1, status: 503 } });
+    const served = await client(key).chat.completions.create({ model: 'gpt-flaky', messages: [{ role: 'user', content: 'todo API' }], max_tokens: 100 });
+    expect(served.model).toBe('sandbox');
+    fake.script({ failNext: { count: 1, status: 429, retryAfter: 1 } });
+    const stream = await client(key).chat.completions.create({ model: 'gpt-flaky', messages: [{ role: 'user', content: 'todo API' }], max_tokens: 100, stream: true });
+    const models = new Set<string>();
+    for await (const c of stream) models.add(c.model);
+    expect([...models]).toEqual(['sandbox']);
+    // Cut after output started: the client sees the failure, and no fallback text is appended.
+    fake.reset();
+    fake.script({ reply: 'one two three four', cutAfterChunks: 2 });
+    const cut = await client(key).chat.completions.create({ model: 'gpt-flaky', messages: [{ role: 'user', content: 'x' }], stream: true });
+    let text = '';
+    await expect((async () => { for await (const c of cut) text += c.choices[0]?.delta.content ?? ''; })()).rejects.toBeInstanceOf(OpenAI.APIError);
+    expect(text).toBe('one two ');
+    fake.reset();
+  });
+});
+
+describe('completions and models', () => {
+  it('fills in the middle with the sandbox model (prompt + suffix), JSON and streamed alike', async () => {
+    const body = { model: 'sandbox', prompt: 'function add(a, b) {\n  ', suffix: '\n}\n', max_tokens: 64 };
+    const res = await client(key).completions.create(body);
+    expect(res.object).toBe('text_completion');
+    expect(res.choices[0]!.text).toBe('// sandbox fill-in-the-middle: 2 lines before, 3 after');
+    const stream = await client(key).completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage;
+    for await (const c of stream) { text += c.choices[0]?.text ?? ''; usage ??= c.usage ?? undefined; }
+    expect(text).toBe(res.choices[0]!.text);
+    expect(usage).toEqual(res.usage);
+    const python = await client(key).completions.create({ model: 'sandbox', prompt: 'def add(a, b):\n', suffix: '\n' });
+    expect(python.choices[0]!.text).toBe('  # sandbox fill-in-the-middle: 2 lines before, 2 after');
+  });
+
+  it('lists the models in OpenAI\'s shape', async () => {
+    const list = await client(key).models.list();
+    const ids = list.data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(['sandbox', 'gpt-test', 'gpt-flaky']));
+    for (const m of list.data) expect(m).toMatchObject({ object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
+  });
+});
+
+describe('errors in OpenAI\'s shape', () => {
+  it('401 for a bad key, 403 for a key without write:code, 404 for an unknown model or route', async () => {
+    const bad = client('cl_live_nope').chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'x' }] });
+    await expect(bad).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(bad).rejects.toMatchObject({ status: 401, code: 'invalid_token', type: 'authentication_error' });
+
+    const readOnly = await makeKey({ scopes: ['read:code'] });
+    await expect(client(readOnly).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((await client(readOnly).models.list()).data.length).toBeGreaterThan(0);
+
+    const unknown = client(key).chat.completions.create({ model: 'gpt-nope', messages: [{ role: 'user', content: 'x' }] });
+    await expect(unknown).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(unknown).rejects.toMatchObject({ param: 'model', code: 'not_found' });
+
+    const route = await request(`${t.url}/openai/v1/embeddings`, { token: key, body: { input: 'x' } });
+    expect(route.status).toBe(404);
+    expect(route.body).toEqual({ error: { message: expect.any(String), type: 'not_found_error', param: null, code: 'not_found' } });
+    // Outside /openai/v1 errors stay problem documents.
+    expect((await request(`${t.url}/api/v1/nope`, { token: key })).headers.get('content-type')).toMatch(/problem\+json/);
+  });
+
+  it('400 names the parameter: out of range, unsupported content parts, a suffix for a model without fill-in-the-middle', async () => {
+    const hot = client(key).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'x' }], temperature: 5 });
+    await expect(hot).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(hot).rejects.toMatchObject({ status: 400, param: 'temperature', type: 'invalid_request_error' });
+    const image = client(key).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://x/y.png' } }] }] });
+    await expect(image).rejects.toMatchObject({ status: 400, param: 'messages[0].content' });
+    const fim = client(key).completions.create({ model: 'gpt-test', prompt: 'def f(', suffix: ')' });
+    await expect(fim).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(fim).rejects.toMatchObject({ param: 'suffix' });
+    await expect(fim).rejects.toThrow(/does not support fill-in-the-middle/);
+    const raw = await request(`${t.url}/openai/v1/chat/completions`, { token: key, raw: '{"model":', headers: { 'content-type': 'application/json' } });
+    expect(raw.status).toBe(400);
+    expect(raw.body.error.code).toBe('malformed_json');
+  });
+
+  it('429 with Retry-After and the refusing limit\'s headers (a key with requests_per_minute 2)', async () => {
+    const limited = await makeKey({ requests_per_minute: 2 });
+    const c = client(limited);
+    await c.models.list();
+    await c.models.list();
+    const refused = await c.models.list().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    const e = refused as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(e.code).toBe('rate_limited');
+    expect(Number(e.headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect(e.headers?.get('x-ratelimit-limit')).toBe('2');
+    expect(e.message).toMatch(/API key's per-minute limit of 2 requests/);
+  });
+
+  it('a session token works as the bearer too', async () => {
+    const res = await client(session).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'hello' }], max_tokens: 10 });
+    expect(res.choices[0]!.finish_reason).toBe('length');
+    expect(res.usage!.completion_tokens).toBe(10);
+  });
+});

@@ -93,6 +93,12 @@ describe('chat completions', () => {
     const models = new Set<string>();
     for await (const c of stream) models.add(c.model);
     expect([...models]).toEqual(['sandbox']);
+    // The same on /api/v1/generate: the result, its history entry and its usage name the model that served.
+    fake.script({ resetNext: 1 });
+    const generated = await request(`${t.url}/api/v1/generate`, { token: key, body: { prompt: 'todo API', model: 'gpt-flaky', max_tokens: 100 } });
+    expect(generated.status, generated.text).toBe(200);
+    expect(generated.body.model).toBe('sandbox');
+    expect(generated.headers.get('server-timing')).toMatch(/^upstream;dur=[\d.]+, gateway;dur=[\d.]+$/);
     // Cut after output started: the client sees the failure, and no fallback text is appended.
     fake.reset();
     fake.script({ reply: 'one two three four', cutAfterChunks: 2 });

@@ -184,6 +184,15 @@ describe('errors in OpenAI\'s shape', () => {
     expect(e.message).toMatch(/API key's per-minute limit of 2 requests/);
   });
 
+  it('OpenAPI documents the OpenAI-compatible routes with their error shape, usage and key updates', async () => {
+    const doc = (await request(`${t.url}/openapi.json`)).body;
+    for (const [path, method] of [['/openai/v1/chat/completions', 'post'], ['/openai/v1/completions', 'post'], ['/openai/v1/models', 'get'], ['/api/v1/usage', 'get'], ['/api/v1/api-keys/{id}', 'patch']] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const error = doc.paths['/openai/v1/chat/completions'].post.responses['429'].content['application/json'].schema;
+    expect(error.properties.error.required).toEqual(['message', 'type', 'param', 'code']);
+  });
+
   it('a session token works as the bearer too', async () => {
     const res = await client(session).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'hello' }], max_tokens: 10 });
     expect(res.choices[0]!.finish_reason).toBe('length');

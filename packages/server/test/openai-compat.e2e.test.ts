@@ -4,6 +4,7 @@
  * (fill-in-the-middle), models, and its error classes for 400/401/403/404/429 — against the sandbox model
  * and the OpenAI fake upstream (with a fallback to the sandbox when it fails before the first token).
  */
+import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
@@ -151,6 +152,10 @@ describe('errors in OpenAI\'s shape', () => {
     const route = await request(`${t.url}/openai/v1/embeddings`, { token: key, body: { input: 'x' } });
     expect(route.status).toBe(404);
     expect(route.body).toEqual({ error: { message: expect.any(String), type: 'not_found_error', param: null, code: 'not_found' } });
+    const method = await request(`${t.url}/openai/v1/chat/completions`, { token: key });
+    expect(method.status).toBe(405);
+    expect(method.headers.get('allow')).toBe('POST');
+    expect(method.body.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
     // Outside /openai/v1 errors stay problem documents.
     expect((await request(`${t.url}/api/v1/nope`, { token: key })).headers.get('content-type')).toMatch(/problem\+json/);
   });
@@ -197,5 +202,25 @@ describe('errors in OpenAI\'s shape', () => {
     const res = await client(session).chat.completions.create({ model: 'sandbox', messages: [{ role: 'user', content: 'hello' }], max_tokens: 10 });
     expect(res.choices[0]!.finish_reason).toBe('length');
     expect(res.usage!.completion_tokens).toBe(10);
+  });
+});
+
+describe('Server-Timing on /api/v1/generate', () => {
+  it('a JSON answer has it as a header; a streamed one as an HTTP trailer, once the call is done', async () => {
+    const json = await request(`${t.url}/api/v1/generate`, { token: key, body: { prompt: 'todo API', model: 'gpt-test', max_tokens: 50 } });
+    expect(json.headers.get('server-timing')).toMatch(/^upstream;dur=[\d.]+, gateway;dur=[\d.]+$/);
+    const { headers, trailers, body } = await new Promise<{ headers: Record<string, unknown>; trailers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${t.url}/api/v1/generate`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { text += c; });
+        res.on('end', () => resolve({ headers: res.headers, trailers: res.trailers, body: text }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ prompt: 'todo API', model: 'sandbox', max_tokens: 50, stream: true }));
+    });
+    expect(headers.trailer).toBe('Server-Timing');
+    expect(body).toContain('event: complete');
+    expect(trailers['server-timing']).toMatch(/^upstream;dur=[\d.]+, gateway;dur=[\d.]+$/);
   });
 });

@@ -29,7 +29,8 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     if (request.body.stream) {
       // run settles the reservation; release only matters if the stream failed before run started.
       try {
-        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, io));
+        const timing = { upstreamMs: 0, totalMs: 0 };
+        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, { ...io, timing }), () => serverTiming(timing));
       } finally {
         await prepared.reservation.release();
       }

@@ -11,7 +11,7 @@ import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { paginate, type Page } from '../pagination.js';
 import { buildGenerationMessages } from './generation-prompt.js';
-import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageMeter } from './model-call.js';
+import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageEntry, type UsageMeter } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 
@@ -112,6 +112,15 @@ export class GenerationService {
    */
   callModel(call: ModelCall): Promise<ModelCallResult> {
     return callModel(this.limiter.spend, call, this.meter);
+  }
+
+  /**
+   * Counts a model call made outside `callModel` in usage accounting (`callModel` counts its own). For run
+   * steps not yet on `callModel`: `generation.recordUsage({ subject: principal, model: model.id,
+   * promptTokens, completionTokens, outcome: 'succeeded' | 'failed' | 'cancelled' })`.
+   */
+  async recordUsage(entry: UsageEntry): Promise<void> {
+    await this.meter?.record(entry);
   }
 
   /** Holds a call's tokens ahead of `callModel({ ...call, reservation })` (e.g. before announcing a step); 429 `rate_limited` holds nothing. */

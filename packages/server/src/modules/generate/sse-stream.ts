@@ -15,6 +15,8 @@ export async function sendAsSse(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (io: { signal: AbortSignal; onToken: (text: string) => Promise<void> | void }) => Promise<unknown>,
+  /** `Server-Timing` once the work is done, sent as an HTTP trailer (announced in the head). */
+  timing?: () => string,
 ): Promise<void> {
   const raw = reply.raw;
   const id = request.id;
@@ -25,6 +27,7 @@ export async function sendAsSse(
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
+    ...(timing ? { trailer: 'Server-Timing' } : {}),
   });
   raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
 
@@ -47,6 +50,9 @@ export async function sendAsSse(
       await write({ event: 'error', id, data: { status: ERROR_CODES[problem.code].status, code: problem.code, message: problem.message } });
     }
   } finally {
-    if (!raw.destroyed) raw.end();
+    if (!raw.destroyed) {
+      if (timing) raw.addTrailers({ 'server-timing': timing() });
+      raw.end();
+    }
   }
 }

@@ -56,8 +56,24 @@ export function sendOpenAIError(request: FastifyRequest, reply: FastifyReply, er
   return reply.code(d.status).type('application/json; charset=utf-8').send({ error: d.error });
 }
 
-/** Scopes OpenAI's error shape to the plugin it is called in (the /openai/v1 routes), 404s included. */
+/**
+ * Scopes OpenAI's error shape to the plugin it is called in (the /openai/v1 routes): its routes' errors,
+ * and 404 / 405 (with Allow) for paths under its prefix. Call it before the routes are added.
+ */
 export function registerOpenAIErrors(app: FastifyInstance) {
+  const methods = new Map<string, string[]>();
+  app.addHook('onRoute', (route) => {
+    const list = ([] as string[]).concat(route.method).filter((m) => m !== 'HEAD');
+    methods.set(route.url.replace(/\/+$/, ''), [...(methods.get(route.url) ?? []), ...list]);
+  });
   app.setErrorHandler((error, request, reply) => sendOpenAIError(request, reply, error));
-  app.setNotFoundHandler((request, reply) => sendOpenAIError(request, reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.replace(/\/+$/, '');
+    const allowed = methods.get(path);
+    if (allowed?.length) {
+      reply.header('allow', allowed.join(', '));
+      return sendOpenAIError(request, reply, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`));
+    }
+    return sendOpenAIError(request, reply, new AppError('not_found', `No route ${request.method} ${path}.`));
+  });
 }

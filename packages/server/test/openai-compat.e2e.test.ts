@@ -203,6 +203,27 @@ describe('errors in OpenAI\'s shape', () => {
     expect(res.choices[0]!.finish_reason).toBe('length');
     expect(res.usage!.completion_tokens).toBe(10);
   });
+
+  it('a test key (cl_test_…) is served by the sandbox model whatever it asks for', async () => {
+    const testKey = await makeKey({ environment: 'sandbox' });
+    expect(testKey).toMatch(/^cl_test_/);
+    fake.reset();
+    const res = await client(testKey).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'todo API' }], max_tokens: 30 });
+    expect(res.model).toBe('sandbox');
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('a client that leaves a stream before its first token aborts the upstream call', async () => {
+    fake.reset();
+    fake.script({ hang: true });
+    const req = httpRequest(`${t.url}/openai/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    req.on('error', () => { /* we hang up */ });
+    req.end(JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true }));
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    req.destroy();
+    await fake.waitForAborts(1);
+    fake.reset();
+  });
 });
 
 describe('Server-Timing on /api/v1/generate', () => {

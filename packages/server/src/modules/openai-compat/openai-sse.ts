@@ -73,7 +73,11 @@ export async function streamOpenAI(
     await write('[DONE]');
   } catch (error) {
     if (!started) {
-      if (error instanceof CancelledError) return; // nobody is left to answer
+      if (error instanceof CancelledError) { // nobody is left to answer
+        reply.hijack();
+        raw.destroy();
+        return;
+      }
       throw error; // answered as a plain HTTP error by the route's error handler
     }
     if (!(error instanceof CancelledError)) await write({ error: describeOpenAIError(request, error).error });

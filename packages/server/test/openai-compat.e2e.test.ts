@@ -175,6 +175,26 @@ describe('errors in OpenAI\'s shape', () => {
     expect(raw.body.error.code).toBe('malformed_json');
   });
 
+  it('odd but valid bodies are answered; the ones OpenAI would refuse are 400s naming the parameter once', async () => {
+    for (const body of [
+      { messages: [{ role: 'assistant', content: 'hi' }] }, { messages: [{ role: 'user', content: null }] }, { messages: [{ role: 'user', content: [] }] },
+      { messages: [{ role: 'user', content: '' }], max_tokens: 1 }, { messages: [{ role: 'user', content: 'x' }], stop: [] }, { messages: [{ role: 'user', content: '\u0000\ud800' }] },
+    ]) expect((await request(`${t.url}/openai/v1/chat/completions`, { token: key, body })).status, JSON.stringify(body)).toBe(200);
+    const refused: Array<[string, unknown, string, string]> = [
+      ['chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role', 'messages[0].role must be one of: system, developer, user, assistant'],
+      ['chat/completions', { messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n', 'n must be 1 (one choice per request)'],
+      ['chat/completions', { messages: [] }, 'messages', 'messages must NOT have fewer than 1 items'],
+      ['completions', { prompt: ['a', 'b'] }, 'prompt', 'prompt must be a string (or an array of one string)'],
+      ['completions', { prompt: 'x', echo: true }, 'echo', 'echo must be false (echo is not supported)'],
+    ];
+    for (const [route, body, param, message] of refused) {
+      const res = await request(`${t.url}/openai/v1/${route}`, { token: key, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.param).toBe(param);
+      expect(res.body.error.message).toContain(`Invalid request: ${message}`);
+    }
+  });
+
   it('429 with Retry-After and the refusing limit\'s headers (a key with requests_per_minute 2)', async () => {
     const limited = await makeKey({ requests_per_minute: 2 });
     const c = client(limited);

@@ -4,13 +4,14 @@
  * are accepted and ignored, as OpenAI-compatible servers do; fields it cannot honour are a 400.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './common.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Boolean> | ReturnType<typeof Type.String>>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
 
 const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String({ maxLength: 1_000_000 }) });
 
 export const OpenAIMessageSchema = Type.Object({
-  role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')], { errorMessage: 'must be one of: system, developer, user, assistant' }),
+  role: StringEnum(['system', 'developer', 'user', 'assistant'] as const),
   content: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(TextPart, { maxItems: 1000 }), Type.Null()], { errorMessage: 'must be a string or an array of text parts ({"type":"text","text":…})' }),
   name: Type.Optional(Type.String({ maxLength: 256 })),
 });
@@ -38,7 +39,7 @@ export type ChatCompletionBody = Static<typeof ChatCompletionBodySchema>;
 
 export const CompletionBodySchema = Type.Object({
   ...Common,
-  prompt: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(Type.String({ maxLength: 1_000_000 }), { minItems: 1, maxItems: 1, errorMessage: 'must be a string (or an array of one string)' })]),
+  prompt: Type.Union([Type.String({ maxLength: 1_000_000, errorMessage: 'must be a string (or an array of one string) of at most 1,000,000 characters' }), Type.Array(Type.String({ maxLength: 1_000_000 }), { minItems: 1, maxItems: 1, errorMessage: 'must be a string (or an array of one string)' })]),
   suffix: Nullable(Type.String({ maxLength: 1_000_000, description: 'Text after the insertion point: fill-in-the-middle, for models that support it (the sandbox model does); 400 otherwise.' })),
   echo: Nullable(Type.Boolean({ const: false, errorMessage: 'must be false (echo is not supported)' })),
 });

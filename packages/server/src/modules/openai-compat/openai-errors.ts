@@ -33,7 +33,8 @@ export function describeOpenAIError(request: FastifyRequest, error: unknown): De
   }
   const e = error as FastifyError;
   if (e.validation) {
-    const errors = toValidationErrors(e.validation, e.validationContext);
+    // One message per parameter: a nullable field's "must be null" branch says nothing useful.
+    const errors = toValidationErrors(e.validation, e.validationContext).filter((x, i, all) => all.findIndex((y) => y.path === x.path) === i);
     const message = errors.map((x) => `${toParam(x.path) ?? 'body'} ${x.message}`).join('; ');
     return { status: 400, error: { message: `Invalid request: ${message}.`, type: 'invalid_request_error', param: toParam(errors[0]?.path), code: 'validation_failed' } };
   }

@@ -28,7 +28,7 @@ async function makeKey(body: Record<string, unknown> = {}) {
 beforeAll(async () => {
   fake = await startOpenAIFake({ script: { reply: 'Hello from the fake vendor.' } });
   t = await startTestServer({ env: {
-    OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test,gpt-flaky',
+    OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test,gpt-flaky,gpt-fim', CODELOOM_OPENAI_FIM_MODELS: 'gpt-fim',
     CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_MODEL_FALLBACKS: 'gpt-flaky=sandbox', CODELOOM_UPSTREAM_RETRIES: '0',
   } });
   ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
@@ -127,10 +127,27 @@ describe('completions and models', () => {
     expect(python.choices[0]!.text).toBe('  # sandbox fill-in-the-middle: 2 lines before, 2 after');
   });
 
+  it('passes prompt and suffix to an upstream that takes them (CODELOOM_OPENAI_FIM_MODELS), on its /v1/completions', async () => {
+    fake.reset();
+    fake.script({ reply: 'return a + b;' });
+    const body = { model: 'gpt-fim', prompt: 'function add(a, b) {\n  ', suffix: '\n}\n', max_tokens: 32, temperature: 0 };
+    const res = await client(key).completions.create(body);
+    expect(res).toMatchObject({ object: 'text_completion', model: 'gpt-fim', choices: [{ text: 'return a + b;', finish_reason: 'stop' }] });
+    expect(fake.requests[0]).toMatchObject({ path: '/v1/completions', body: { model: 'gpt-fim', prompt: body.prompt, suffix: body.suffix, max_tokens: 32, temperature: 0 } });
+    const stream = await client(key).completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage;
+    for await (const c of stream) { text += c.choices[0]?.text ?? ''; usage ??= c.usage ?? undefined; }
+    expect(text).toBe('return a + b;');
+    expect(usage).toEqual(res.usage);
+    expect(fake.requests[1]).toMatchObject({ path: '/v1/completions', body: { stream: true, suffix: body.suffix } });
+    fake.reset();
+  });
+
   it('lists the models in OpenAI\'s shape', async () => {
     const list = await client(key).models.list();
     const ids = list.data.map((m) => m.id);
-    expect(ids).toEqual(expect.arrayContaining(['sandbox', 'gpt-test', 'gpt-flaky']));
+    expect(ids).toEqual(expect.arrayContaining(['sandbox', 'gpt-test', 'gpt-flaky', 'gpt-fim']));
     for (const m of list.data) expect(m).toMatchObject({ object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
   });
 });

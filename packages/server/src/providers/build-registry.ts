@@ -17,7 +17,7 @@ export async function buildModelRegistry(config: Config): Promise<ModelRegistry>
   const maxRetries = config.upstreamRetries;
   if (config.openaiBaseUrl && config.openaiModels?.length) {
     const provider = createOpenAIProvider({ baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey ?? '', timeoutMs, maxRetries });
-    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens });
+    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens, fillInMiddle: config.openaiFimModels?.includes(id) ?? false });
   }
   if (config.anthropicApiKey && config.anthropicModels?.length) {
     const provider = createAnthropicProvider({ baseUrl: config.anthropicBaseUrl, apiKey: config.anthropicApiKey, timeoutMs, maxRetries });

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js';
-import type { RegisteredModel } from '../../providers/model-registry.js';
+import { takesSuffix, type RegisteredModel } from '../../providers/model-registry.js';
 import { ProviderError } from '../../providers/provider.js';
 
 /**
@@ -10,10 +10,10 @@ import { ProviderError } from '../../providers/provider.js';
 export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined }): RegisteredModel[] {
   const all = [call.model, ...(call.model.fallbacks ?? [])];
   if (call.suffix === undefined) return all;
-  if (!call.model.provider.fillInMiddle) {
-    throw new AppError('validation_failed', `Model "${call.model.id}" does not support fill-in-the-middle (suffix); models that do: the sandbox model.`, { errors: [{ path: '/suffix', message: `not supported by model ${call.model.id}` }] });
+  if (!takesSuffix(call.model)) {
+    throw new AppError('validation_failed', `Model "${call.model.id}" does not support fill-in-the-middle (suffix); use the sandbox model or one listed in CODELOOM_OPENAI_FIM_MODELS.`, { errors: [{ path: '/suffix', message: `not supported by model ${call.model.id}` }] });
   }
-  return all.filter((m) => m.provider.fillInMiddle);
+  return all.filter(takesSuffix);
 }
 
 /**

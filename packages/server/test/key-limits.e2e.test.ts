@@ -2,12 +2,13 @@
  * An API key's own limits (docs/api.md "Per-key limits"): requests_per_minute, tokens_per_minute and
  * monthly_tokens, each at most the plan's (else 400), enforced with the plan's in the same atomic
  * LimitStore step: concurrent calls under a key's tokens_per_minute never spend more than it, on one
- * instance and on two sharing PostgreSQL + Redis; a refusal is a 429 with the headers of the key's limit.
+ * instance and on two server processes sharing PostgreSQL + Redis; a refusal is a 429 with the headers of the key's limit.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
+import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
 import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
 
@@ -116,26 +117,31 @@ describe('per-key limits on one instance', () => {
 });
 
 const shared = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
-describe.skipIf(!shared)('per-key tokens_per_minute across two instances on PostgreSQL + Redis', () => {
+if (!shared) console.log('skipping the two-process per-key limit test: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
+
+describe.skipIf(!shared)('per-key tokens_per_minute across two server processes on PostgreSQL + Redis', () => {
   const schema = uniqueName('keys');
-  const prefix = `${uniqueName('keys')}:`;
   let fake: FakeVendor;
-  let a: TestServer;
-  let b: TestServer;
+  let a: SpawnedServer;
+  let b: SpawnedServer;
   beforeAll(async () => {
     fake = await startOpenAIFake({ record: false, script: { reply: 'word '.repeat(20), usage: USAGE, chunkDelayMs: 2 } });
-    a = await startTestServer({ dialect: 'postgres', redis: true, pgSchema: schema, redisPrefix: prefix, env: fakeEnv(fake) });
-    b = await startTestServer({ dialect: 'postgres', redis: true, pgSchema: schema, redisPrefix: prefix, env: fakeEnv(fake) });
-  });
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    await client.query(`CREATE SCHEMA "${schema}"`);
+    await client.end();
+    const env = { DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL!, ...fakeEnv(fake) };
+    [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
+  }, 60_000);
   afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
+    await Promise.all([a?.stop(), b?.stop()]);
     await fake?.close();
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
     try { await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`); } finally { await client.end(); }
   });
 
-  it('24 concurrent calls spread over both instances spend at most the key\'s figure', async () => {
+  it('24 concurrent calls with one key, spread over both processes, spend at most the key\'s figure', async () => {
     await startOfAMinute();
     const { token } = await registerUser(a.url, { ip: nextIp() });
     const key = (await createKey(a.url, token, { tokens_per_minute: KEY_TPM })).body.key;

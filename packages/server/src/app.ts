@@ -28,6 +28,8 @@ import { oauthRoutes } from './modules/oauth/oauth-routes.js';
 import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 import { registerSseStreams } from './plugins/sse-streams.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
+import { usageRoutes } from './modules/usage/usage-routes.js';
+import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -101,7 +103,9 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(agentsRoutes(ctx));
     await api.register(workflowsRoutes(ctx));
     await api.register(runsRoutes(ctx));
+    await api.register(usageRoutes(ctx));
   }, { prefix: API_PREFIX });
+  await app.register(openAIRoutes(ctx), { prefix: OPENAI_PREFIX });
   await app.ready();
   await ctx.runs.start();
   const recovered = await ctx.runs.recover();

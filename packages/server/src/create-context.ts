@@ -19,6 +19,7 @@ import { createRedisClient } from './storage/redis-client.js';
 import { buildModelRegistry } from './providers/build-registry.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
+import { StoreUsageMeter } from './modules/usage/usage-meter.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
 import { WorkflowsService } from './modules/workflows/workflows-service.js';
@@ -57,6 +58,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
+  generation.attachUsage(new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`)));
   const agents = new AgentsService(store, models);
   const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);

@@ -46,7 +46,7 @@ describe('API keys over HTTP', () => {
     expect(before.text).not.toContain(created.body.key.slice(created.body.prefix.length));
     expect(before.body.pagination).toEqual({ page: 1, limit: 20, total: 1, total_pages: 1 });
     const [item] = before.body.data;
-    expect(Object.keys(item).sort()).toEqual(['created_at', 'environment', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'scopes']);
+    expect(Object.keys(item).sort()).toEqual(['created_at', 'environment', 'expires_at', 'id', 'last_used_at', 'limits', 'name', 'prefix', 'scopes']);
     expect(item).toMatchObject({ id: created.body.id, name: 'deploy bot', prefix: created.body.prefix, scopes: ['read:code'], created_at: created.body.created_at, last_used_at: null, expires_at: null });
 
     expect((await verify(created.body.key)).status).toBe(200);

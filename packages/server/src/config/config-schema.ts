@@ -55,10 +55,12 @@ export const SETTINGS = [
   { env: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'url', doc: 'Base URL of an OpenAI-compatible server, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama).' },
   { env: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', secret: true, doc: 'API key sent to the OpenAI-compatible server.' },
   { env: 'CODELOOM_OPENAI_MODELS', key: 'openaiModels', kind: 'list', doc: 'Comma list of model ids exposed through the OpenAI-compatible provider.' },
+  { env: 'CODELOOM_OPENAI_FIM_MODELS', key: 'openaiFimModels', kind: 'list', doc: 'Comma list of CODELOOM_OPENAI_MODELS whose server takes fill-in-the-middle (`prompt` + `suffix`) on its legacy /v1/completions endpoint (Ollama, llama.cpp server, DeepSeek): /openai/v1/completions with a suffix is passed to them; any other model answers 400.' },
   { env: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'url', default: 'https://api.anthropic.com/v1', doc: 'Base URL of the Anthropic API.' },
   { env: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', secret: true, doc: 'Anthropic API key.' },
   { env: 'CODELOOM_ANTHROPIC_MODELS', key: 'anthropicModels', kind: 'list', doc: 'Comma list of Anthropic model ids to expose.' },
   { env: 'CODELOOM_LLAMA_MODEL', key: 'llamaModel', kind: 'string', doc: 'Path to a GGUF file served as model `local` by the embedded llama.cpp (needs the optional node-llama-cpp package).' },
   { env: 'CODELOOM_UPSTREAM_TIMEOUT', key: 'upstreamTimeout', kind: 'int', default: '120', min: 1, max: 3600, doc: 'Seconds to wait for a model provider (first byte and gaps between streamed chunks).' },
+  { env: 'CODELOOM_MODEL_FALLBACKS', key: 'modelFallbacks', kind: 'string', doc: 'Fallback models, `model=fallback1|fallback2` entries separated by commas (e.g. `gpt-4o=claude-sonnet-4-5|sandbox`): when a model\'s provider fails before the first token (429, 5xx, timeout, connection error), the next is tried; the result\'s `model` names the one that served.' },
   { env: 'CODELOOM_UPSTREAM_RETRIES', key: 'upstreamRetries', kind: 'int', default: '2', min: 0, max: 10, doc: 'Retries of transient provider failures (429, 5xx, reset connections) before giving up.' },
 ] as const satisfies readonly SettingDef[];

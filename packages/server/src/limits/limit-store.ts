@@ -6,7 +6,12 @@ export interface WindowSpec {
   /** Counter name without the window start, e.g. `rl:usr_1:production:m`. */
   key: string;
   limit: number;
+  /** Window length; for a `monthly` window only how long the store keeps the counter (at least 31 days). */
   windowSec: number;
+  /** A calendar month (UTC) instead of an epoch-aligned fixed window (an API key's monthly_tokens). */
+  monthly?: boolean;
+  /** Whose limit this is, in a refusal's words (e.g. "this API key's"); default: the plan's. */
+  owner?: string;
 }
 
 export interface WindowState {
@@ -43,8 +48,18 @@ export function windowStart(windowSec: number, nowMs: number): number {
   return Math.floor(nowMs / 1000 / windowSec) * windowSec;
 }
 
+/** Start and end (Unix seconds) of the window current at `nowMs`. */
+export function windowBounds(w: WindowSpec, nowMs: number): { start: number; end: number } {
+  if (w.monthly) {
+    const d = new Date(nowMs);
+    return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 };
+  }
+  const start = windowStart(w.windowSec, nowMs);
+  return { start, end: start + w.windowSec };
+}
+
 export function windowKey(w: WindowSpec, nowMs: number): string {
-  return `${w.key}:${windowStart(w.windowSec, nowMs)}`;
+  return `${w.key}:${windowBounds(w, nowMs).start}`;
 }
 
 /** A count moved by `delta` as `LimitStore.adjust` defines it (the Redis store's Lua script does the same). */
@@ -54,7 +69,7 @@ export function adjusted(count: number, delta: number, limit: number): number {
 }
 
 export function stateOf(w: WindowSpec, count: number, nowMs: number): WindowState {
-  return { limit: w.limit, remaining: Math.max(0, w.limit - count), resetAt: windowStart(w.windowSec, nowMs) + w.windowSec };
+  return { limit: w.limit, remaining: Math.max(0, w.limit - count), resetAt: windowBounds(w, nowMs).end };
 }
 
 /** The window a client should hear about: the fewest remaining; on a tie, the one that frees up last. */

@@ -1,4 +1,4 @@
-import { adjusted, stateOf, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+import { adjusted, stateOf, windowBounds, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
 
 /** One process's counters. Exact because Node runs this synchronously: nothing interleaves between check and add. */
 export class MemoryLimitStore implements LimitStore {
@@ -17,7 +17,7 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   private write(w: WindowSpec, key: string, count: number, nowMs: number) {
-    const expiresAt = (Math.floor(nowMs / 1000 / w.windowSec) + 1) * w.windowSec * 1000;
+    const expiresAt = windowBounds(w, nowMs).end * 1000;
     this.counters.set(key, { count, expiresAt });
   }
 

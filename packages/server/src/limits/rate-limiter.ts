@@ -33,14 +33,21 @@ export class RateLimiter {
     return `${userId}:${environment}`;
   }
 
-  async admit(subject: string, plan: PlanName): Promise<Admission> {
-    const windows = RateLimiter.requestWindows(subject, plan);
+  /** An API key's own requests-per-minute window (its `requests_per_minute`), counted with the plan's. */
+  static keyRequestWindows(principal: { apiKeyId?: string | undefined; keyLimits?: { requests_per_minute?: number | null } | undefined } | null | undefined): WindowSpec[] {
+    const rpm = principal?.keyLimits?.requests_per_minute;
+    return principal?.apiKeyId && rpm != null ? [{ key: `rl:key:${principal.apiKeyId}:m`, limit: rpm, windowSec: 60, owner: "this API key's" }] : [];
+  }
+
+  async admit(subject: string, plan: PlanName, keyWindows: WindowSpec[] = []): Promise<Admission> {
+    const windows = [...RateLimiter.requestWindows(subject, plan), ...keyWindows];
     const { allowed, states } = await this.store.consume(windows, 1);
     if (allowed) return { allowed, report: closestToExhaustion(states) };
     // Refused means some window is full; report the full one that frees up last, so Retry-After is honest.
     const blocked = states.filter((s) => s.remaining === 0).sort((a, b) => b.resetAt - a.resetAt)[0]!;
     const w = windows[states.indexOf(blocked)]!;
-    return { allowed, report: blocked, refusedBy: `${WINDOW_WORDS[w.windowSec] ?? `${w.windowSec}-second`} limit of ${w.limit} requests reached.` };
+    const words = `${WINDOW_WORDS[w.windowSec] ?? `${w.windowSec}-second`} limit`;
+    return { allowed, report: blocked, refusedBy: `${w.owner ? `${w.owner.charAt(0).toUpperCase()}${w.owner.slice(1)} ${words.toLowerCase()}` : words} of ${w.limit} requests reached.` };
   }
 
   async peek(subject: string, plan: PlanName): Promise<WindowState | undefined> {

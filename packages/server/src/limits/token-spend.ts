@@ -7,6 +7,16 @@ export interface SpendSubject {
   user: { id: string };
   org: { plan: PlanName };
   environment: Environment;
+  /** Set when the call is made with an API key: its usage is counted per key, and its own limits apply. */
+  apiKeyId?: string | undefined;
+  keyLimits?: KeyLimits | undefined;
+}
+
+/** An API key's own limits (each at most the plan's); absent ones are the plan's alone. */
+export interface KeyLimits {
+  requests_per_minute?: number | null;
+  tokens_per_minute?: number | null;
+  monthly_tokens?: number | null;
 }
 
 /** Tokens held from a budget for one model call, until it settles. */
@@ -40,7 +50,7 @@ export class TokenSpend {
   /** The windows a subject's model tokens count against; none in the sandbox environment. */
   static windowsFor(subject: SpendSubject): WindowSpec[] {
     if (subject.environment === 'sandbox') return [];
-    return [tokenWindow(`${subject.user.id}:${subject.environment}`, subject.org.plan)];
+    return [tokenWindow(`${subject.user.id}:${subject.environment}`, subject.org.plan), ...keyTokenWindows(subject)];
   }
 
   /** Holds `tokens` or throws 429 `rate_limited` (with Retry-After and X-RateLimit-* headers) without holding anything. */
@@ -77,16 +87,30 @@ export function tokenWindow(subject: string, plan: PlanName): WindowSpec {
   return { key: `tpm:${subject}`, limit: PLANS[plan].limits.tokens_per_minute, windowSec: 60 };
 }
 
+/** An API key's own token windows (its tokens_per_minute and monthly_tokens), reserved in with the plan's. */
+export function keyTokenWindows(subject: SpendSubject): WindowSpec[] {
+  const limits = subject.keyLimits;
+  if (!subject.apiKeyId || !limits) return [];
+  const windows: WindowSpec[] = [];
+  if (limits.tokens_per_minute != null) windows.push({ key: `tpm:key:${subject.apiKeyId}`, limit: limits.tokens_per_minute, windowSec: 60, owner: "this API key's" });
+  if (limits.monthly_tokens != null) windows.push({ key: `mtok:key:${subject.apiKeyId}`, limit: limits.monthly_tokens, windowSec: 32 * 86_400, monthly: true, owner: "this API key's" });
+  return windows;
+}
+
 /** The window that refused, in words and headers; the same 429 over REST, SSE and the channel (as `retry_after`). */
 function refusal(windows: WindowSpec[], states: WindowState[], needed: number): AppError {
   const i = Math.max(0, states.findIndex((s) => s.remaining < needed));
   const w = windows[i]!;
   const s = states[i]!;
   const retryAfter = Math.max(1, s.resetAt - Math.floor(Date.now() / 1000));
+  const what = `${w.owner ? `${capitalize(w.owner)} ` : ''}${w.monthly ? 'monthly token' : w.owner ? 'tokens-per-minute' : 'Tokens-per-minute'} limit of ${w.limit}`;
+  const period = w.monthly ? 'month' : 'minute';
   const detail = needed > w.limit
-    ? `Tokens-per-minute limit of ${w.limit}: this call may use up to ${needed} tokens (prompt and max_tokens), more than a minute allows; lower max_tokens or shorten the prompt.`
-    : `Tokens-per-minute limit of ${w.limit} reached (${s.remaining} left this minute, up to ${needed} needed: prompt and max_tokens).`;
+    ? `${what}: this call may use up to ${needed} tokens (prompt and max_tokens), more than a ${period} allows; lower max_tokens or shorten the prompt.`
+    : `${what} reached (${s.remaining} left this ${period}, up to ${needed} needed: prompt and max_tokens).`;
   return new AppError('rate_limited', detail, {
     headers: { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(w.limit), 'x-ratelimit-remaining': String(s.remaining), 'x-ratelimit-reset': String(s.resetAt) },
   });
 }
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

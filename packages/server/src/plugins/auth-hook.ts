@@ -35,7 +35,7 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
       // Probes report the headers when they can, but never fail because Redis is down (/healthz touches nothing it needs).
       setRateHeaders(reply, await ctx.rateLimiter.peek(subject, plan).catch(() => undefined));
     } else {
-      const admission = await ctx.rateLimiter.admit(subject, plan);
+      const admission = await ctx.rateLimiter.admit(subject, plan, RateLimiter.keyRequestWindows(principal));
       setRateHeaders(reply, admission.report);
       if (!admission.allowed) {
         ctx.metrics.rateLimited.inc({ plan });

@@ -65,7 +65,7 @@ export function registerSseStreams(app: FastifyInstance): SseStreams {
 }
 
 /** Takes the response over from Fastify and writes the head of a text/event-stream (with the headers hooks have set). */
-export function openEventStream(reply: FastifyReply): ServerResponse {
+export function openEventStream(reply: FastifyReply, headers: Record<string, string> = {}): ServerResponse {
   const raw = reply.raw;
   reply.hijack();
   raw.writeHead(200, {
@@ -73,6 +73,7 @@ export function openEventStream(reply: FastifyReply): ServerResponse {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
+    ...headers,
   });
   return raw;
 }

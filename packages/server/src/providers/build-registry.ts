@@ -1,6 +1,7 @@
 import type { Config } from '../config/load-config.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { ModelRegistry } from './model-registry.js';
+import { parseFallbacks } from '../modules/generate/model-fallbacks.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import { createSandboxProvider } from './sandbox/sandbox-provider.js';
 
@@ -16,7 +17,7 @@ export async function buildModelRegistry(config: Config): Promise<ModelRegistry>
   const maxRetries = config.upstreamRetries;
   if (config.openaiBaseUrl && config.openaiModels?.length) {
     const provider = createOpenAIProvider({ baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey ?? '', timeoutMs, maxRetries });
-    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens });
+    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens, fillInMiddle: config.openaiFimModels?.includes(id) ?? false });
   }
   if (config.anthropicApiKey && config.anthropicModels?.length) {
     const provider = createAnthropicProvider({ baseUrl: config.anthropicBaseUrl, apiKey: config.anthropicApiKey, timeoutMs, maxRetries });
@@ -27,10 +28,18 @@ export async function buildModelRegistry(config: Config): Promise<ModelRegistry>
     const provider = await createLlamaProvider({ modelPath: config.llamaModel });
     registry.register({ id: 'local', upstreamId: 'local', provider, description: `Embedded llama.cpp model (${config.llamaModel.split('/').pop()})`, maxOutputTokens });
   }
+  applyFallbacks(registry, config.modelFallbacks);
   if (config.defaultModel) registry.setDefault(config.defaultModel);
   else {
     const configured = registry.ids().find((id) => id !== 'sandbox');
     if (configured) registry.setDefault(configured);
   }
   return registry;
+}
+
+/** Links each model to the fallbacks CODELOOM_MODEL_FALLBACKS names; an unknown id stops the server at start. */
+function applyFallbacks(registry: ModelRegistry, setting: string | undefined): void {
+  const { fallbacks, problems } = parseFallbacks(setting, registry.ids());
+  if (problems.length) throw new Error(problems.join('\n'));
+  for (const [id, names] of fallbacks) registry.find(id)!.fallbacks = names.map((n) => registry.find(n)!);
 }

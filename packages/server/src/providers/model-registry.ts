@@ -10,9 +10,18 @@ export interface RegisteredModel {
   description: string;
   /** Most tokens one answer may have when the request names no max_tokens (sent upstream, and reserved). Default DEFAULT_MAX_OUTPUT_TOKENS. */
   maxOutputTokens?: number;
+  /** Takes a fill-in-the-middle suffix (default: whether its provider does; CODELOOM_OPENAI_FIM_MODELS turns it on for OpenAI-compatible models). */
+  fillInMiddle?: boolean;
+  /** Tried in order when this model's provider fails before the first token (CODELOOM_MODEL_FALLBACKS). */
+  fallbacks?: RegisteredModel[];
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** Whether a model takes a suffix (fill-in-the-middle). */
+export function takesSuffix(model: RegisteredModel): boolean {
+  return model.fillInMiddle ?? model.provider.fillInMiddle ?? false;
+}
 
 /** The output cap of a call: the request's max_tokens, else the model's own cap. */
 export function outputCap(model: RegisteredModel, maxTokens: number | undefined): number {

@@ -16,6 +16,11 @@ export interface ModelCallOptions {
   messages: ChatMessage[];
   maxTokens?: number;
   temperature?: number;
+  topP?: number;
+  /** Stop sequences: the answer ends before the first one (which is not part of it). */
+  stop?: string[];
+  /** Fill-in-the-middle: the text after the insertion point (the prompt is the last user message); only for providers with `fillInMiddle`. */
+  suffix?: string;
   /** Hints the sandbox model uses to shape its output; real models see them in the prompt. */
   hints?: {
     language?: string;
@@ -49,6 +54,8 @@ export interface ModelProvider {
   readonly name: string;
   generate(options: ModelCallOptions): Promise<GenerateOutput>;
   stream(options: ModelCallOptions): AsyncIterable<StreamPart>;
+  /** Takes `suffix` (fill-in-the-middle completions); a call with a suffix to any other provider is refused with 400. */
+  readonly fillInMiddle?: boolean;
   /** What a call will use, for a provider that knows before running it (the deterministic sandbox): its tokens are reserved exactly. */
   plannedUsage?(options: ModelCallOptions): Usage;
   /** Release sockets, threads, model memory. */

@@ -14,6 +14,12 @@ export interface RefreshTokensTable {
 export interface ApiKeysTable {
   id: string; user_id: string; name: string; prefix: string; key_hash: string; scopes: string;
   environment: string; created_at: string; last_used_at: string | null; expires_at: string | null; revoked_at: string | null;
+  requests_per_minute?: number | null; tokens_per_minute?: number | null; monthly_tokens?: number | string | null;
+}
+/** Model calls per account, environment, API key ('' for none), model and UTC day (YYYY-MM-DD); counts only ever grow. */
+export interface UsageDailyTable {
+  user_id: string; environment: string; api_key_id: string; model: string; day: string;
+  requests: number | string; failed_requests: number | string; prompt_tokens: number | string; completion_tokens: number | string;
 }
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
@@ -68,6 +74,7 @@ export interface Database {
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
   signing_keys: SigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;

@@ -12,6 +12,7 @@ import { SigningKeysRepo } from './repos/signing-keys-repo.js';
 import { OAuthClientsRepo } from './repos/oauth-clients-repo.js';
 import { OAuthGrantsRepo } from './repos/oauth-grants-repo.js';
 import { WebSessionsRepo } from './repos/web-sessions-repo.js';
+import { UsageRepo } from './repos/usage-repo.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
 export interface Store {
@@ -28,6 +29,7 @@ export interface Store {
   oauthClients: OAuthClientsRepo;
   oauthGrants: OAuthGrantsRepo;
   webSessions: WebSessionsRepo;
+  usage: UsageRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -46,5 +48,6 @@ export function createStore(handle: DatabaseHandle): Store {
     oauthClients: new OAuthClientsRepo(db),
     oauthGrants: new OAuthGrantsRepo(db),
     webSessions: new WebSessionsRepo(db),
+    usage: new UsageRepo(db),
   };
 }

@@ -81,6 +81,8 @@ export interface FakeOptions {
 /** What a vendor file provides: its path, auth header, bodies and SSE frames. */
 export interface VendorFormat {
   path: string;
+  /** Further paths answered with the same script (e.g. OpenAI's legacy /v1/completions). */
+  otherPaths?: string[];
   apiKeyOf(headers: IncomingHttpHeaders): string | undefined;
   errorBody(status: number, message: string): unknown;
   json(reply: ReplyContext, text: string): unknown;
@@ -158,7 +160,8 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
       s.failNext.count--;
       return sendError(res, s.failNext.status, s.failNext.message ?? `scripted failure (HTTP ${s.failNext.status})`, s.failNext.retryAfter);
     }
-    if (req.method !== 'POST' || path.split('?')[0] !== format.path) return sendError(res, 404, `no route for ${req.method} ${path}`);
+    const route = path.split('?')[0]!;
+    if (req.method !== 'POST' || (route !== format.path && !format.otherPaths?.includes(route))) return sendError(res, 404, `no route for ${req.method} ${path}`);
     if (s.requireApiKey !== undefined && format.apiKeyOf(req.headers) !== s.requireApiKey) {
       const presented = format.apiKeyOf(req.headers) ?? '';
       // Real vendors echo a masked key; this lets tests check it never leaks further.
@@ -167,7 +170,7 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     if (s.hang) return;
 
     const chunks = s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
-    const usage = s.usage ?? { promptTokens: countWords(body?.messages) + countWords(body?.system), completionTokens: chunks.length };
+    const usage = s.usage ?? { promptTokens: countWords(body?.messages ?? body?.prompt) + countWords(body?.system) + (body?.suffix ? countWords(body.suffix) : 0), completionTokens: chunks.length };
     const ctx: ReplyContext = { req: body, id: ++replySeq, model: body?.model ?? 'fake', usage, finishReason: s.finishReason };
     if (body?.stream !== true) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.json(ctx, chunks.join(''))));

@@ -3,7 +3,9 @@
  * or SSE exactly as OpenAI does (role chunk, `choices[0].delta.content`
  * chunks, a finish_reason chunk, a usage chunk with empty `choices` when the
  * request asked for `stream_options.include_usage`, then `data: [DONE]`).
- * Errors use OpenAI's body `{"error":{"message","type","param","code"}}`.
+ * Errors use OpenAI's body `{"error":{"message","type","param","code"}}`. `POST /v1/completions`
+ * (legacy completions, with `prompt` and `suffix` for fill-in-the-middle) answers `text_completion`
+ * objects and chunks (`choices[0].text`) from the same script.
  *
  *   const fake = await startOpenAIFake();           // or ({ script, record })
  *   createOpenAIProvider({ baseUrl: fake.url, ... }) // fake.url is the origin
@@ -29,19 +31,28 @@ const ERROR_TYPES: Record<number, [type: string, code: string | null]> = {
 const created = () => Math.floor(Date.now() / 1000);
 const wireUsage = (u: FakeUsage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
 
+/** A legacy completions request (prompt, maybe suffix) rather than a chat one. */
+const isText = (ctx: ReplyContext) => ctx.req?.prompt !== undefined;
+
 function chunk(ctx: ReplyContext, choices: unknown[], extra: Record<string, unknown> = {}): string {
-  const payload = { id: `chatcmpl-fake${ctx.id}`, object: 'chat.completion.chunk', created: created(), model: ctx.model, system_fingerprint: 'fp_fake', choices, ...extra };
+  const payload = isText(ctx)
+    ? { id: `cmpl-fake${ctx.id}`, object: 'text_completion', created: created(), model: ctx.model, choices, ...extra }
+    : { id: `chatcmpl-fake${ctx.id}`, object: 'chat.completion.chunk', created: created(), model: ctx.model, system_fingerprint: 'fp_fake', choices, ...extra };
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
 export const openAIFormat: VendorFormat = {
   path: '/v1/chat/completions',
+  otherPaths: ['/v1/completions'],
   apiKeyOf: (headers) => headers.authorization?.replace(/^Bearer\s+/i, ''),
   errorBody(status, message) {
     const [type, code] = ERROR_TYPES[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
     return { error: { message, type, param: null, code } };
   },
   json(ctx, text) {
+    if (isText(ctx)) {
+      return { id: `cmpl-fake${ctx.id}`, object: 'text_completion', created: created(), model: ctx.model, choices: [{ index: 0, text, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }], usage: wireUsage(ctx.usage) };
+    }
     return {
       id: `chatcmpl-fake${ctx.id}`,
       object: 'chat.completion',
@@ -51,10 +62,10 @@ export const openAIFormat: VendorFormat = {
       usage: wireUsage(ctx.usage),
     };
   },
-  streamHead: (ctx) => [chunk(ctx, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])],
-  streamDelta: (ctx, text) => chunk(ctx, [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
+  streamHead: (ctx) => (isText(ctx) ? [] : [chunk(ctx, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])]),
+  streamDelta: (ctx, text) => chunk(ctx, [isText(ctx) ? { index: 0, text, logprobs: null, finish_reason: null } : { index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
   streamTail(ctx) {
-    const frames = [chunk(ctx, [{ index: 0, delta: {}, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }])];
+    const frames = [chunk(ctx, [isText(ctx) ? { index: 0, text: '', logprobs: null, finish_reason: ctx.finishReason ?? 'stop' } : { index: 0, delta: {}, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }])];
     // Like OpenAI: usage only when asked for, in a final chunk whose choices are empty.
     if (ctx.req?.stream_options?.include_usage) frames.push(chunk(ctx, [], { usage: wireUsage(ctx.usage) }));
     frames.push('data: [DONE]\n\n');

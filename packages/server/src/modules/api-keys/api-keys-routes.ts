@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, IdParamsSchema, PageOf, PageQuerySchema, SuccessSchema } from '@codeloom/protocol';
+import { ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, IdParamsSchema, PageOf, PageQuerySchema, SuccessSchema, UpdateApiKeyBodySchema } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
 import { pageParams } from '../pagination.js';
 import { errorResponses } from '../../plugins/openapi.js';
@@ -22,6 +22,11 @@ export const apiKeysRoutes = (ctx: AppContext): FastifyPluginAsync => async (fas
     const { page, limit } = pageParams(request.query);
     return ctx.apiKeys.list(request.principal!, page, limit);
   });
+
+  app.patch('/api-keys/:id', {
+    config,
+    schema: { tags, summary: "Rename a key or change its own limits (each at most the plan's; null: the plan's alone)", security: [{ bearer: [] }], params: IdParamsSchema, body: UpdateApiKeyBodySchema, response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404, 429) } },
+  }, async (request) => ctx.apiKeys.update(request.principal!, request.params.id, request.body));
 
   app.delete('/api-keys/:id', {
     config,

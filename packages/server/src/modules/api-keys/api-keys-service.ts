@@ -1,4 +1,5 @@
-import { PLANS, type ApiKey, type CreateApiKeyBody, type CreatedApiKey } from '@codeloom/protocol';
+import { PLANS, type ApiKey, type CreateApiKeyBody, type CreatedApiKey, type UpdateApiKeyBody } from '@codeloom/protocol';
+import { assertWithinPlan, limitsOf } from './key-limits.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
@@ -11,7 +12,7 @@ import { paginate, type Page } from '../pagination.js';
 
 const toApiKey = (r: ApiKeyRecord): ApiKey => ({
   id: r.id, name: r.name, prefix: r.prefix, scopes: r.scopes, environment: r.environment,
-  created_at: r.created_at, last_used_at: r.last_used_at, expires_at: r.expires_at,
+  created_at: r.created_at, last_used_at: r.last_used_at, expires_at: r.expires_at, limits: r.limits,
 });
 
 export class ApiKeysService {
@@ -32,14 +33,25 @@ export class ApiKeysService {
       if (!(t > Date.now())) throw new AppError('validation_failed', 'expires_at must be in the future.', { errors: [{ path: '/expires_at', message: 'must be in the future' }] });
       expiresAt = new Date(t).toISOString();
     }
+    const limits = limitsOf(body);
+    assertWithinPlan(principal.org.plan, limits);
     const minted = mintApiKey(environment);
-    const record = await this.store.apiKeys.create({ userId: principal.user.id, name: body.name.trim() || 'key', prefix: minted.prefix, keyHash: minted.hash, scopes, environment, expiresAt });
+    const record = await this.store.apiKeys.create({ userId: principal.user.id, name: body.name.trim() || 'key', prefix: minted.prefix, keyHash: minted.hash, scopes, environment, expiresAt, limits });
     return { ...toApiKey(record), key: minted.key };
   }
 
   async list(principal: Principal, page: number, limit: number): Promise<Page<ApiKey>> {
     const { rows, total } = await this.store.apiKeys.list(principal.user.id, principal.environment, page, limit);
     return paginate(rows.map(toApiKey), page, limit, total);
+  }
+
+  /** Renames a key or changes its limits; other instances see new limits within the key cache's life (5 s). */
+  async update(principal: Principal, id: string, body: UpdateApiKeyBody): Promise<ApiKey> {
+    const limits = limitsOf(body);
+    assertWithinPlan(principal.org.plan, limits);
+    const record = await this.store.apiKeys.update(principal.user.id, principal.environment, id, { ...(body.name !== undefined ? { name: body.name.trim() || 'key' } : {}), ...limits });
+    if (!record) throw notFound('API key');
+    return toApiKey(record);
   }
 
   async revoke(principal: Principal, id: string): Promise<void> {

@@ -113,6 +113,7 @@ export class CredentialResolver {
       environment: record.environment === 'sandbox' ? 'sandbox' : (envHeader ?? 'production'),
       apiKeyId: record.id,
       ...(record.expires_at ? { expiresAt: Date.parse(record.expires_at) } : {}),
+      ...(hasKeyLimits(record) ? { keyLimits: record.limits } : {}),
     };
   }
 }
@@ -136,3 +137,5 @@ export function parseEnvironment(value: string | undefined): Environment | undef
   if (v === 'production' || v === 'sandbox') return v;
   throw new AppError('validation_failed', 'X-Environment must be "production" or "sandbox".', { errors: [{ path: 'headers/x-environment', message: 'must be one of: production, sandbox' }] });
 }
+
+const hasKeyLimits = (r: ApiKeyRecord) => r.limits.requests_per_minute !== null || r.limits.tokens_per_minute !== null || r.limits.monthly_tokens !== null;

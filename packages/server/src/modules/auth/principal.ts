@@ -12,4 +12,6 @@ export interface Principal {
   apiKeyId?: string;
   /** When the credential stops being valid (ms since the epoch); absent when it does not expire. */
   expiresAt?: number;
+  /** The API key's own limits, when it has any (enforced with the plan's: key-limits.ts, token-spend.ts). */
+  keyLimits?: { requests_per_minute: number | null; tokens_per_minute: number | null; monthly_tokens: number | null };
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
 import { AppError } from '../../errors.js';
-import { CancelledError } from './generation-service.js';
+import { CancelledError, serverTiming } from './generation-service.js';
 import { sendAsSse } from './sse-stream.js';
 
 const tags = ['Generation'];
@@ -29,7 +29,8 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     if (request.body.stream) {
       // run settles the reservation; release only matters if the stream failed before run started.
       try {
-        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, io));
+        const timing = { upstreamMs: 0, totalMs: 0 };
+        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, { ...io, timing }), () => serverTiming(timing));
       } finally {
         await prepared.reservation.release();
       }
@@ -37,8 +38,11 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
     reply.raw.on('close', onClose);
+    const timing = { upstreamMs: 0, totalMs: 0 };
     try {
-      return await ctx.generation.run(principal, prepared, { signal: abort.signal });
+      const result = await ctx.generation.run(principal, prepared, { signal: abort.signal, timing });
+      reply.header('server-timing', serverTiming(timing));
+      return result;
     } catch (error) {
       // The caller is gone; there is nobody to answer.
       if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');

@@ -10,7 +10,7 @@ import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { paginate, type Page } from '../pagination.js';
 import { buildGenerationMessages } from './generation-prompt.js';
-import { callModel, reserveModelCall, type ModelCall, type ModelCallResult } from './model-call.js';
+import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageEntry, type UsageMeter } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 
@@ -44,10 +44,21 @@ export interface RunOptions {
   onToken?: (text: string) => void | Promise<void>;
   /** Extra text for the model (agents use their own system prompt). */
   agentType?: string;
+  /** Filled in when the call ends: upstream and total milliseconds (the Server-Timing header). */
+  timing?: CallTiming;
+}
+
+/** Where a generation's time went: waiting on the provider, and in all (the gateway's own share is the rest). */
+export interface CallTiming { upstreamMs: number; totalMs: number }
+
+/** `Server-Timing` for a call: the provider's time and the gateway's own. */
+export function serverTiming(t: CallTiming): string {
+  return `upstream;dur=${t.upstreamMs.toFixed(1)}, gateway;dur=${Math.max(0, t.totalMs - t.upstreamMs).toFixed(1)}`;
 }
 
 export class GenerationService {
   private projects: ProjectFileSink | undefined;
+  private meter: UsageMeter | undefined;
 
   constructor(
     private readonly store: Store,
@@ -58,6 +69,11 @@ export class GenerationService {
 
   attachProjects(sink: ProjectFileSink): void {
     this.projects = sink;
+  }
+
+  /** Every model call made through this service is told to the meter once it settles (usage accounting). */
+  attachUsage(meter: UsageMeter): void {
+    this.meter = meter;
   }
 
   /** Validates the request against what is configured: 400s name the valid values. */
@@ -94,7 +110,16 @@ export class GenerationService {
    * temperature, hints, signal, onText, onSettled })`.
    */
   callModel(call: ModelCall): Promise<ModelCallResult> {
-    return callModel(this.limiter.spend, call);
+    return callModel(this.limiter.spend, call, this.meter);
+  }
+
+  /**
+   * Counts a model call made outside `callModel` in usage accounting (`callModel` counts its own). For run
+   * steps not yet on `callModel`: `generation.recordUsage({ subject: principal, model: model.id,
+   * promptTokens, completionTokens, outcome: 'succeeded' | 'failed' | 'cancelled' })`.
+   */
+  async recordUsage(entry: UsageEntry): Promise<void> {
+    await this.meter?.record(entry);
   }
 
   /** Holds a call's tokens ahead of `callModel({ ...call, reservation })` (e.g. before announcing a step); 429 `rate_limited` holds nothing. */
@@ -106,14 +131,15 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
-    const { text: output, usage, finishReason } = await callModel(this.limiter.spend, {
+    const { text: output, usage, finishReason, model: served, upstreamMs } = await callModel(this.limiter.spend, {
       ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
       ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
-    });
+    }, this.meter);
+    if (options.timing) Object.assign(options.timing, { upstreamMs, totalMs: performance.now() - started });
     const files = parseFencedFiles(output, prepared.language);
     const record: GenerationRecord = {
       id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
-      model: prepared.model.id, language: prepared.language, prompt: prepared.body.prompt,
+      model: served.id, language: prepared.language, prompt: prepared.body.prompt,
       request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null },
       output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
       processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(),

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
+import { candidatesFor, shouldFallBack } from './model-fallbacks.js';
 import { ProviderError, type ChatMessage, type FinishReason, type ModelCallOptions, type Usage } from '../../providers/provider.js';
 
 /** The caller went away or cancelled: the model call was aborted. */
@@ -16,12 +17,18 @@ export interface ModelCall {
   /** The request's max_tokens; absent → the model's output cap (sent upstream either way, so the reservation bounds the answer). */
   maxTokens?: number | undefined;
   temperature?: number | undefined;
+  topP?: number | undefined;
+  stop?: string[] | undefined;
+  /** Fill-in-the-middle (the prompt is the last user message); only models whose provider has `fillInMiddle`, else 400. */
+  suffix?: string | undefined;
   hints?: ModelCallOptions['hints'];
   signal?: AbortSignal | undefined;
   /** Each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
   onText?: ((text: string) => void | Promise<void>) | undefined;
   /** Held already by `reserveModelCall(spend, call)` (so a refusal can still be a plain 429); otherwise the call reserves first. */
   reservation?: TokenReservation | undefined;
+  /** Told which model an attempt goes to, before it starts (the asked one, then each fallback tried). */
+  onAttempt?: ((model: RegisteredModel) => void) | undefined;
   /** Told the tokens charged once the call has settled, whether it succeeded, failed or was aborted. */
   onSettled?: ((tokens: number) => void) | undefined;
 }
@@ -32,6 +39,25 @@ export interface ModelCallResult {
   finishReason: FinishReason;
   /** prompt + completion tokens, as settled. */
   tokens: number;
+  /** The model that served: the one asked for, or a fallback it names (model-fallbacks.ts). */
+  model: RegisteredModel;
+  /** Milliseconds spent waiting on the provider (every attempt), for Server-Timing. */
+  upstreamMs: number;
+}
+
+/** Told of every model call once it settles (usage accounting), whatever its outcome. */
+export interface UsageMeter {
+  record(entry: UsageEntry): void | Promise<void>;
+}
+
+/** One settled model call, as usage accounting counts it. */
+export interface UsageEntry {
+  subject: SpendSubject;
+  /** The model that served (or last failed). */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  outcome: 'succeeded' | 'failed' | 'cancelled';
 }
 
 /** Word, number (up to three digits), punctuation mark, newline or run of blanks: BPE tokenizers never merge across these. */
@@ -51,13 +77,16 @@ export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
   return n;
 }
 
-/** What the provider is asked: the call's options with its output cap always set. */
-function providerOptions(call: ModelCall): ModelCallOptions {
+/** What the provider is asked: the call's options with its output cap always set (a fallback keeps the asked model's cap: that is what was reserved). */
+function providerOptions(call: ModelCall, served: RegisteredModel = call.model): ModelCallOptions {
   return {
-    model: call.model.upstreamId,
+    model: served.upstreamId,
     messages: call.messages,
     maxTokens: outputCap(call.model, call.maxTokens),
     ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
+    ...(call.topP !== undefined ? { topP: call.topP } : {}),
+    ...(call.stop?.length ? { stop: call.stop } : {}),
+    ...(call.suffix !== undefined ? { suffix: call.suffix } : {}),
     ...(call.hints ? { hints: call.hints } : {}),
     ...(call.signal ? { signal: call.signal } : {}),
   };
@@ -68,9 +97,17 @@ function providerOptions(call: ModelCall): ModelCallOptions {
  * that knows in advance (the sandbox) says the call will use.
  */
 export function tokensToReserve(call: ModelCall): number {
-  const options = providerOptions(call);
-  const planned = call.model.provider.plannedUsage?.(options);
-  return planned ? planned.promptTokens + planned.completionTokens : estimatePromptTokens(call.messages) + options.maxTokens!;
+  // With fallbacks, enough for whichever of them ends up serving.
+  return Math.max(...candidatesFor(call).map((model) => {
+    const options = providerOptions(call, model);
+    const planned = model.provider.plannedUsage?.(options);
+    return planned ? planned.promptTokens + planned.completionTokens : promptEstimate(call) + options.maxTokens!;
+  }));
+}
+
+/** The prompt estimate of a call: its messages, plus a fill-in-the-middle suffix. */
+function promptEstimate(call: ModelCall): number {
+  return estimatePromptTokens(call.suffix ? [...call.messages, { role: 'user', content: call.suffix }] : call.messages);
 }
 
 /** Holds a call's most tokens from the subject's budget, or throws 429 `rate_limited` (Retry-After) holding nothing. */
@@ -84,8 +121,9 @@ export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<To
  * the call failed or was aborted: the provider's count, else the prompt estimate plus the pieces received).
  * Provider failures come out as AppError (502/503/504), an abort as CancelledError.
  */
-export async function callModel(spend: TokenSpend, call: ModelCall): Promise<ModelCallResult> {
-  const estimate = estimatePromptTokens(call.messages);
+export async function callModel(spend: TokenSpend, call: ModelCall, meter?: UsageMeter): Promise<ModelCallResult> {
+  const candidates = candidatesFor(call);
+  const estimate = promptEstimate(call);
   const reservation = call.reservation ?? await reserveModelCall(spend, call);
   if (call.signal?.aborted) {
     await reservation.release();
@@ -95,26 +133,49 @@ export async function callModel(spend: TokenSpend, call: ModelCall): Promise<Mod
   let usage: Usage | undefined;
   let finishReason: FinishReason = 'stop';
   let spent = 0;
+  let served = candidates[0]!;
+  let upstreamMs = 0;
+  let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
   try {
-    for await (const part of call.model.provider.stream(providerOptions(call))) {
-      if (part.type === 'text') {
-        pieces.push(part.text);
-        if (call.onText) await call.onText(part.text);
-      } else {
-        usage = part.usage;
-        finishReason = part.finishReason;
+    for (let i = 0; ; i++) {
+      served = candidates[i]!;
+      call.onAttempt?.(served);
+      const started = performance.now();
+      try {
+        for await (const part of served.provider.stream(providerOptions(call, served))) {
+          if (part.type === 'text') {
+            pieces.push(part.text);
+            if (call.onText) await call.onText(part.text);
+          } else {
+            usage = part.usage;
+            finishReason = part.finishReason;
+          }
+        }
+        break;
+      } catch (error) {
+        // Before the first piece of output the next model may serve; after it, never (the caller has text).
+        if (pieces.length > 0 || i + 1 >= candidates.length || call.signal?.aborted || !shouldFallBack(error)) throw error;
+      } finally {
+        upstreamMs += performance.now() - started;
       }
     }
     if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
+    outcome = 'succeeded';
   } catch (error) {
-    throw toAppError(error, call.signal);
+    const mapped = toAppError(error, call.signal);
+    if (mapped instanceof CancelledError) outcome = 'cancelled';
+    throw mapped;
   } finally {
     // Tokens spent are charged whether or not the caller stayed to read them.
     spent = usage ? usage.promptTokens + usage.completionTokens : estimate + pieces.length;
     await reservation.settle(spent);
     call.onSettled?.(spent);
+    await meter?.record({
+      subject: call.subject, model: served.id, outcome,
+      promptTokens: usage ? usage.promptTokens : estimate, completionTokens: usage ? usage.completionTokens : pieces.length,
+    });
   }
-  return { text: pieces.join(''), usage, finishReason, tokens: spent };
+  return { text: pieces.join(''), usage, finishReason, tokens: spent, model: served, upstreamMs };
 }
 
 function toAppError(error: unknown, signal: AbortSignal | undefined): unknown {

@@ -17,11 +17,13 @@ export async function sendAsSse(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (io: { signal: AbortSignal; onToken: (text: string) => Promise<void> | void }) => Promise<unknown>,
+  /** `Server-Timing` once the work is done, sent as an HTTP trailer (announced in the head). */
+  timing?: () => string,
 ): Promise<void> {
   const raw = reply.raw;
   const id = request.id;
   const abort = new AbortController();
-  openEventStream(reply);
+  openEventStream(reply, timing ? { trailer: 'Server-Timing' } : {});
   raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
   // A server whose drain times out ends this stream with `shutting_down` (plugins/sse-streams.ts).
   const forget = request.server.sseStreams.add({ kind: 'generate', raw, id, stop: () => abort.abort() });
@@ -46,6 +48,9 @@ export async function sendAsSse(
     }
   } finally {
     forget();
-    if (!raw.destroyed && !raw.writableEnded) raw.end();
+    if (!raw.destroyed && !raw.writableEnded) {
+      if (timing) raw.addTrailers({ 'server-timing': timing() });
+      raw.end();
+    }
   }
 }

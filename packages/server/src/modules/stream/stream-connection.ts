@@ -191,7 +191,7 @@ export class StreamConnection {
     this.inflight.set(id, controller);
     try {
       await this.live.verify();
-      const admission = await this.ctx.rateLimiter.admit(RateLimiter.subjectFor(principal.user.id, principal.environment), principal.org.plan);
+      const admission = await this.ctx.rateLimiter.admit(RateLimiter.subjectFor(principal.user.id, principal.environment), principal.org.plan, RateLimiter.keyRequestWindows(principal));
       if (!admission.allowed) {
         const r = admission.report!;
         throw new AppError('rate_limited', admission.refusedBy, { headers: { 'retry-after': String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))), 'x-ratelimit-limit': String(r.limit), 'x-ratelimit-remaining': String(r.remaining), 'x-ratelimit-reset': String(r.resetAt) } });

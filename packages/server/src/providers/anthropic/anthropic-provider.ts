@@ -144,6 +144,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     };
     if (system.length > 0) body.system = system.join('\n\n');
     if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.stop?.length) body.stop_sequences = o.stop;
     if (stream) body.stream = true;
     return { url, headers, body };
   };

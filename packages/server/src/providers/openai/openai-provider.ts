@@ -26,6 +26,11 @@ export function openAIEndpoint(baseUrl: string): string {
   return `${url.origin}${path === '' ? '/v1' : path}/chat/completions`;
 }
 
+/** The legacy completions endpoint next to chat completions: where fill-in-the-middle (prompt + suffix) goes. */
+export function openAICompletionsEndpoint(baseUrl: string): string {
+  return openAIEndpoint(baseUrl).replace(/\/chat\/completions$/, '/completions');
+}
+
 export function mapOpenAIFinish(reason: unknown): FinishReason {
   switch (reason) {
     case 'stop':
@@ -49,7 +54,8 @@ function toUsage(u: WireUsage | undefined | null): Usage {
 }
 
 interface ChatCompletion {
-  choices?: Array<{ message?: { content?: string | null }; finish_reason?: string | null }>;
+  /** `message` from chat completions, `text` from legacy (fill-in-the-middle) completions. */
+  choices?: Array<{ message?: { content?: string | null }; text?: string | null; finish_reason?: string | null }>;
   usage?: WireUsage;
   error?: unknown;
 }
@@ -58,11 +64,11 @@ function parseCompletion(json: unknown): GenerateOutput {
   const body = json as ChatCompletion;
   const choice = body?.choices?.[0];
   if (!choice) throw new ProviderError('upstream_error', 'the provider sent a response without choices', false);
-  return { text: choice.message?.content ?? '', usage: toUsage(body.usage), finishReason: mapOpenAIFinish(choice.finish_reason) };
+  return { text: choice.message?.content ?? choice.text ?? '', usage: toUsage(body.usage), finishReason: mapOpenAIFinish(choice.finish_reason) };
 }
 
 interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
+  choices?: Array<{ delta?: { content?: string | null }; text?: string | null; finish_reason?: string | null }>;
   usage?: WireUsage | null;
   error?: unknown;
 }
@@ -91,7 +97,7 @@ class OpenAIDecoder implements StreamDecoder {
     const choice = chunk.choices?.[0];
     if (!choice) return undefined;
     if (choice.finish_reason) this.finish = choice.finish_reason;
-    return choice.delta?.content ?? undefined;
+    return choice.delta?.content ?? choice.text ?? undefined;
   }
 
   outcome(): { usage: Usage; finishReason: FinishReason } | undefined {
@@ -106,17 +112,24 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
   // Local servers (Ollama, llama.cpp) need no key; sending "Bearer " would confuse some proxies.
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
+  const completionsUrl = openAICompletionsEndpoint(options.baseUrl);
   const spec = (o: ModelCallOptions, stream: boolean): CallSpec => {
-    const body: Record<string, unknown> = { model: o.model, messages: o.messages.map((m) => ({ role: m.role, content: m.content })) };
+    // Fill-in-the-middle goes to the legacy completions endpoint (Ollama, llama.cpp server, DeepSeek, …), the prompt being the last user message.
+    const fim = o.suffix !== undefined;
+    const body: Record<string, unknown> = fim
+      ? { model: o.model, prompt: [...o.messages].reverse().find((m) => m.role === 'user')?.content ?? '', suffix: o.suffix }
+      : { model: o.model, messages: o.messages.map((m) => ({ role: m.role, content: m.content })) };
     // max_tokens rather than max_completion_tokens: it is what vLLM, Ollama,
     // llama.cpp and LM Studio understand, and OpenAI still accepts it for chat models.
     if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
     if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.stop?.length) body.stop = o.stop;
     if (stream) {
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    return { url, headers, body };
+    return { url: fim ? completionsUrl : url, headers, body };
   };
 
   return {

@@ -1,5 +1,6 @@
 import type { ChatMessage, FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
 import { ProviderError } from '../provider.js';
+import { cutAtStop, renderSandboxFillFor } from './sandbox-fill.js';
 import { renderSandboxOutput } from './sandbox-output.js';
 import { countTokens, tokenize } from './tokenize.js';
 
@@ -30,11 +31,13 @@ interface Answer { pieces: string[]; usage: Usage; finishReason: FinishReason }
 
 /** The answer cut into token-sized pieces; maxTokens keeps a prefix of whole pieces and reports `length`. */
 function answer(options: ModelCallOptions): Answer {
-  const all = tokenize(renderSandboxOutput(options));
+  const full = options.suffix !== undefined ? renderSandboxFillFor(options) : renderSandboxOutput(options);
+  const all = tokenize(cutAtStop(full, options.stop).text);
   const max = options.maxTokens;
   const cut = max !== undefined && all.length > max;
   const pieces = cut ? all.slice(0, Math.max(0, max)) : all;
-  return { pieces, usage: { promptTokens: promptTokens(options.messages), completionTokens: pieces.length }, finishReason: cut ? 'length' : 'stop' };
+  const prompt = promptTokens(options.messages) + (options.suffix !== undefined ? countTokens(options.suffix) : 0);
+  return { pieces, usage: { promptTokens: prompt, completionTokens: pieces.length }, finishReason: cut ? 'length' : 'stop' };
 }
 
 async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamPart> {
@@ -52,6 +55,7 @@ async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamP
 export function createSandboxProvider(): ModelProvider {
   return {
     name: 'sandbox',
+    fillInMiddle: true,
     async generate(options: ModelCallOptions): Promise<GenerateOutput> {
       throwIfCancelled(options.signal);
       const { pieces, usage, finishReason } = answer(options);

@@ -4,10 +4,11 @@ import * as m0002 from './0002-generations.js';
 import * as m0003 from './0003-projects.js';
 import * as m0004 from './0004-agents-runs.js';
 import * as m0005 from './0005-oauth.js';
+import * as m0006 from './0006-usage-key-limits.js';
 
 /** Migrations live in code (not files found at run time) so the built server and the tests run the same list. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001-accounts': m0001, '0002-generations': m0002, '0003-projects': m0003, '0004-agents-runs': m0004, '0005-oauth': m0005 };
+    return { '0001-accounts': m0001, '0002-generations': m0002, '0003-projects': m0003, '0004-agents-runs': m0004, '0005-oauth': m0005, '0006-usage-key-limits': m0006 };
   },
 };

@@ -6,22 +6,31 @@ import { newId, nowIso } from '../ids.js';
 export interface ApiKeyRecord {
   id: string; userId: string; name: string; prefix: string; scopes: Permission[]; environment: Environment;
   created_at: string; last_used_at: string | null; expires_at: string | null; revoked_at: string | null;
+  /** The key's own limits (null: the plan's alone). */
+  limits: ApiKeyLimits;
 }
+
+export interface ApiKeyLimits { requests_per_minute: number | null; tokens_per_minute: number | null; monthly_tokens: number | null }
+
+const orNull = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
 const toRecord = (r: ApiKeysTable): ApiKeyRecord => ({
   id: r.id, userId: r.user_id, name: r.name, prefix: r.prefix, scopes: JSON.parse(r.scopes) as Permission[],
   environment: r.environment as Environment, created_at: r.created_at, last_used_at: r.last_used_at,
   expires_at: r.expires_at, revoked_at: r.revoked_at,
+  limits: { requests_per_minute: orNull(r.requests_per_minute), tokens_per_minute: orNull(r.tokens_per_minute), monthly_tokens: orNull(r.monthly_tokens) },
 });
 
 export class ApiKeysRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(input: { userId: string; name: string; prefix: string; keyHash: string; scopes: Permission[]; environment: Environment; expiresAt: string | null }): Promise<ApiKeyRecord> {
+  async create(input: { userId: string; name: string; prefix: string; keyHash: string; scopes: Permission[]; environment: Environment; expiresAt: string | null; limits?: Partial<ApiKeyLimits> }): Promise<ApiKeyRecord> {
     const row: ApiKeysTable = {
       id: newId('key'), user_id: input.userId, name: input.name, prefix: input.prefix, key_hash: input.keyHash,
       scopes: JSON.stringify(input.scopes), environment: input.environment, created_at: nowIso(),
       last_used_at: null, expires_at: input.expiresAt, revoked_at: null,
+      requests_per_minute: input.limits?.requests_per_minute ?? null, tokens_per_minute: input.limits?.tokens_per_minute ?? null,
+      monthly_tokens: input.limits?.monthly_tokens ?? null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
     return toRecord(row);
@@ -59,6 +68,17 @@ export class ApiKeysRepo {
   async revokedSince(since: string): Promise<string[]> {
     const rows = await this.db.selectFrom('api_keys').select('id').where('revoked_at', '>=', since).execute();
     return rows.map((r) => r.id);
+  }
+
+  /** Renames a key or changes its limits (an absent field is left as it is); undefined when this user has no such active key. */
+  async update(userId: string, environment: Environment, id: string, patch: { name?: string } & Partial<ApiKeyLimits>): Promise<ApiKeyRecord | undefined> {
+    const set: Partial<ApiKeysTable> = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    for (const k of ['requests_per_minute', 'tokens_per_minute', 'monthly_tokens'] as const) if (patch[k] !== undefined) set[k] = patch[k];
+    const scoped = <Q extends { where: (...a: any[]) => any }>(q: Q) => q.where('id', '=', id).where('user_id', '=', userId).where('environment', '=', environment).where('revoked_at', 'is', null);
+    if (Object.keys(set).length) await scoped(this.db.updateTable('api_keys').set(set)).execute();
+    const row = await scoped(this.db.selectFrom('api_keys').selectAll()).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   async touch(id: string, at: string): Promise<void> {

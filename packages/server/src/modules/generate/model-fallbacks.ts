@@ -1,0 +1,48 @@
+import { AppError } from '../../errors.js';
+import { takesSuffix, type RegisteredModel } from '../../providers/model-registry.js';
+import { ProviderError } from '../../providers/provider.js';
+
+/**
+ * The models that may serve a call, in order: the one asked for, then its fallbacks
+ * (CODELOOM_MODEL_FALLBACKS). A fill-in-the-middle call (with a suffix) keeps only models whose
+ * provider takes a suffix, and is a 400 when the one asked for cannot.
+ */
+export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined }): RegisteredModel[] {
+  const all = [call.model, ...(call.model.fallbacks ?? [])];
+  if (call.suffix === undefined) return all;
+  if (!takesSuffix(call.model)) {
+    throw new AppError('validation_failed', `Model "${call.model.id}" does not support fill-in-the-middle (suffix); use the sandbox model or one listed in CODELOOM_OPENAI_FIM_MODELS.`, { errors: [{ path: '/suffix', message: `not supported by model ${call.model.id}` }] });
+  }
+  return all.filter(takesSuffix);
+}
+
+/**
+ * A failure the next model may recover from: 429, 5xx, a timeout or a connection error. A 4xx from the
+ * upstream (bad request, bad key) would fail the same way elsewhere, and a cancel is the caller's.
+ */
+export function shouldFallBack(error: unknown): boolean {
+  if (!(error instanceof ProviderError) || error.kind === 'cancelled') return false;
+  const status = error.upstreamStatus;
+  return status === undefined || status === 429 || status >= 500;
+}
+
+/**
+ * Parses CODELOOM_MODEL_FALLBACKS, `model=fallback1|fallback2,other=…`, against the configured
+ * model ids; every problem is listed (an unknown id, a model naming itself).
+ */
+export function parseFallbacks(value: string | undefined, known: readonly string[]): { fallbacks: Map<string, string[]>; problems: string[] } {
+  const fallbacks = new Map<string, string[]>();
+  const problems: string[] = [];
+  for (const entry of (value ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [model, list, extra] = entry.split('=').map((p) => p.trim());
+    if (!model || !list || extra !== undefined) {
+      problems.push(`CODELOOM_MODEL_FALLBACKS: "${entry}" is not model=fallback1|fallback2`);
+      continue;
+    }
+    const names = list.split('|').map((n) => n.trim()).filter(Boolean);
+    for (const n of [model, ...names]) if (!known.includes(n)) problems.push(`CODELOOM_MODEL_FALLBACKS: unknown model "${n}"; configured: ${known.join(', ')}`);
+    if (names.includes(model)) problems.push(`CODELOOM_MODEL_FALLBACKS: "${model}" names itself as a fallback`);
+    fallbacks.set(model, names);
+  }
+  return { fallbacks, problems };
+}

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema } from '@codeloom/protocol';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../storage/ids.js';
+import { CancelledError } from '../generate/model-call.js';
+import { serverTiming } from '../generate/generation-service.js';
+import { registerOpenAIErrors } from './openai-errors.js';
+import { fromChatBody, fromCompletionBody, toFinishReason, type OpenAICallSpec } from './openai-request.js';
+import { OpenAIService } from './openai-service.js';
+import { streamOpenAI } from './openai-sse.js';
+
+/** Base URL for OpenAI clients: http://HOST:PORT/openai/v1 (docs/openai.md). */
+export const OPENAI_PREFIX = '/openai/v1';
+
+const tags = ['OpenAI-compatible'];
+const security = [{ bearer: [] }];
+const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { ...OpenAIErrorSchema, description: `{"error": {...}} (${s})` }]));
+
+export const openAIRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  registerOpenAIErrors(fastify);
+  const service = new OpenAIService(ctx.store, ctx.models, ctx.generation);
+
+  /** One call, JSON (a chat.completion or text_completion object, checked by the route's response schema) or streamed. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function serve(request: FastifyRequest, reply: FastifyReply, spec: OpenAICallSpec, kind: 'chat' | 'completion'): Promise<any> {
+    const principal = request.principal!;
+    const id = newId('gen');
+    if (spec.stream) {
+      return streamOpenAI(request, reply, { id, kind, includeUsage: spec.includeUsage, requestedModel: spec.model ?? ctx.models.default },
+        (io) => service.call(principal, spec, kind, { id, ...io }));
+    }
+    const abort = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    reply.raw.on('close', onClose);
+    try {
+      const r = await service.call(principal, spec, kind, { id, signal: abort.signal });
+      reply.header('server-timing', serverTiming({ upstreamMs: r.upstreamMs, totalMs: r.totalMs }));
+      const usage = { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens };
+      const finish_reason = toFinishReason(r.finishReason);
+      return kind === 'chat'
+        ? { id, object: 'chat.completion', created: r.created, model: r.model.id, choices: [{ index: 0, message: { role: 'assistant', content: r.text, refusal: null }, logprobs: null, finish_reason }], usage }
+        : { id, object: 'text_completion', created: r.created, model: r.model.id, choices: [{ index: 0, text: r.text, logprobs: null, finish_reason }], usage };
+    } catch (error) {
+      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
+      throw error;
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  }
+
+  app.post('/chat/completions', {
+    config: { auth: 'write:code' },
+    schema: {
+      tags, security, summary: 'Chat completion (OpenAI wire format)',
+      description: 'OpenAI\'s chat completions: `messages` (system, developer, user, assistant; string or text-part content), `max_tokens` / `max_completion_tokens`, `temperature`, `top_p`, `stop`, `stream`, `stream_options.include_usage`, `user`. Streaming answers `chat.completion.chunk` SSE ending with `data: [DONE]`. Counted against the same request limits and token budget as /api/v1/generate and recorded in generation history. Errors use OpenAI\'s shape.',
+      body: ChatCompletionBodySchema,
+      response: { 200: ChatCompletionSchema, ...errors(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
+    },
+  }, async (request, reply) => serve(request, reply, fromChatBody(request.body), 'chat'));
+
+  app.post('/completions', {
+    config: { auth: 'write:code' },
+    schema: {
+      tags, security, summary: 'Text completion, with fill-in-the-middle (`suffix`)',
+      description: 'OpenAI\'s legacy completions, as editors use for autocomplete: `prompt` (a string) and optional `suffix` (fill-in-the-middle; a model that cannot is a 400 with `param: "suffix"`). Streaming answers `text_completion` chunks ending with `data: [DONE]`.',
+      body: CompletionBodySchema,
+      response: { 200: CompletionSchema, ...errors(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
+    },
+  }, async (request, reply) => serve(request, reply, fromCompletionBody(request.body), 'completion'));
+
+  app.get('/models', {
+    config: { auth: 'read:code' },
+    schema: { tags, security, summary: 'Models this server offers (OpenAI format)', response: { 200: OpenAIModelListSchema, ...errors(401, 403, 429) } },
+  }, async () => ({
+    object: 'list' as const,
+    data: ctx.models.list().map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider })),
+  }));
+};
+
+/** Models have no creation time of their own; the server's start stands in, stable while it runs. */
+const STARTED = Math.floor(Date.now() / 1000);

@@ -40,6 +40,8 @@ export function send(base: URL, agent: http.Agent, req: FuzzRequest, account: Ac
 
 const RFC6749_ROUTES = /^POST \/oauth\/(token|revoke|introspect)$/;
 const HTML_ROUTES = /^GET \/oauth\/authorize$/;
+/** The OpenAI-compatible surface answers OpenAI's error shape by contract (docs/openai.md). */
+const OPENAI_ROUTES = /^[A-Z]+ \/openai\/v1\//;
 
 /** What is wrong with this answer, or undefined. */
 export function problemWith(req: FuzzRequest, res: FuzzResponse, secretsOfOthers: string[]): string | undefined {
@@ -59,6 +61,13 @@ export function problemWith(req: FuzzRequest, res: FuzzResponse, secretsOfOthers
     } catch { return 'an RFC 6749 error that is not JSON'; }
   }
   if (HTML_ROUTES.test(req.route) && type.startsWith('text/html')) return undefined;
+  if (OPENAI_ROUTES.test(req.route)) {
+    let body: any;
+    try { body = JSON.parse(res.text); } catch { return 'an OpenAI-style error that is not JSON'; }
+    const e = body?.error;
+    if (typeof e?.message !== 'string' || typeof e?.type !== 'string' || !('param' in e) || !('code' in e)) return 'an OpenAI-style error without message, type, param and code';
+    return undefined;
+  }
   if (!type.startsWith('application/problem+json')) return `an error with Content-Type ${type || '(none)'}`;
   let body: any;
   try { body = JSON.parse(res.text); } catch { return 'a problem document that is not JSON'; }

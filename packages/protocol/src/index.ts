@@ -7,3 +7,4 @@ export * from './schemas/generate.js';
 export * from './schemas/projects.js';
 export * from './schemas/agents.js';
 export * from './schemas/oauth.js';
+export * from './schemas/verify.js';

@@ -16,6 +16,7 @@ import { createStore } from './storage/store.js';
 import { buildModelRegistry } from './providers/build-registry.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
+import { VerificationService } from './modules/verify/verification-service.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
 import { RunsService } from './modules/runs/runs-service.js';
@@ -51,6 +52,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
+  generation.attachVerifier(new VerificationService(config));
   const agents = new AgentsService(store, models);
   const runEvents = redis ? new RedisRunEventBus(redis, `${prefix}run-events:`) : new MemoryRunEventBus();
   const runs = new RunsService(store, agents, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), new RunQueue(config.runsPerAccount, config.runsTotal), runEvents);

@@ -1,4 +1,4 @@
-import type { GenerateBody, GenerationResult, LanguageInfo } from '@codeloom/protocol';
+import type { GenerateBody, GenerationResult, LanguageInfo, Verification } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { RateLimiter as Limiter } from '../../limits/rate-limiter.js';
@@ -14,6 +14,8 @@ import { buildGenerationMessages } from './generation-prompt.js';
 import { callModel, reserveModelCall, type ModelCall, type ModelCallResult } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
+import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
+import { verifyAndRepair } from '../verify/verify-and-repair.js';
 
 export interface LanguageCatalog {
   list(): LanguageInfo[];
@@ -45,10 +47,13 @@ export interface RunOptions {
   onToken?: (text: string) => void | Promise<void>;
   /** Extra text for the model (agents use their own system prompt). */
   agentType?: string;
+  /** Verification frames (`verify_started`, `verify_output`, `verify_completed`) when the request asked to verify. */
+  onEvent?: (event: VerifyEvent) => void | Promise<void>;
 }
 
 export class GenerationService {
   private projects: ProjectFileSink | undefined;
+  private verifier: VerificationService | undefined;
 
   constructor(
     private readonly store: Store,
@@ -59,6 +64,10 @@ export class GenerationService {
 
   attachProjects(sink: ProjectFileSink): void {
     this.projects = sink;
+  }
+
+  attachVerifier(verifier: VerificationService): void {
+    this.verifier = verifier;
   }
 
   /** Validates the request against what is configured: 400s name the valid values. */
@@ -123,15 +132,30 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
-    const { text: output, usage, finishReason } = await callModel(this.limiter.spend, {
+    const first = await callModel(this.limiter.spend, {
       ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
       ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
     });
-    const files = parseFencedFiles(output, prepared.language);
+    let { text: output } = first;
+    const usage = { ...first.usage };
+    const { finishReason } = first;
+    let files = parseFencedFiles(output, prepared.language);
+    const verify = prepared.body.verify;
+    const checked = verify ? await verifyAndRepair({
+      verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
+      // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
+      callModel: (messages) => callModel(this.limiter.spend, { ...call, messages, signal: options.signal, onText: options.onToken }),
+      signal: options.signal, onEvent: options.onEvent,
+    }) : undefined;
+    if (checked) {
+      ({ output, files } = checked);
+      usage.promptTokens += checked.repairUsage.promptTokens;
+      usage.completionTokens += checked.repairUsage.completionTokens;
+    }
     const record: GenerationRecord = {
       id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
       model: prepared.model.id, language: prepared.language, prompt: prepared.body.prompt,
-      request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null },
+      request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null, ...(checked ? { verification: checked.verification } : {}) },
       output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
       processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(),
     };
@@ -167,6 +191,8 @@ export function toResult(r: GenerationRecord): GenerationResult {
     tokens_used: r.promptTokens + r.completionTokens, processing_time: r.processingMs / 1000,
     files: r.files, output: r.output, usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens },
     created_at: r.createdAt, prompt: r.prompt, project_id: r.projectId, finish_reason: r.finishReason,
+    // Kept with the request record (no column of its own).
+    ...(r.request.verification ? { verification: r.request.verification as Verification } : {}),
   };
 }
 

@@ -29,7 +29,8 @@ function nodeTests(files: SandboxFile[], ts: boolean, tools: Toolchains): CheckS
   const tests = paths(files, ts ? /\.test\.(m|c)?tsx?$|\.spec\.tsx?$/ : /\.test\.(m|c)?js$|\.spec\.m?js$/);
   if (!tests.length) return undefined;
   if (tests.some((t) => /from ['"]vitest['"]/.test(content(files, t))) && tools.have.vitest) return { name: 'test', argv: ['vitest', 'run', '--reporter=verbose', ...tests] };
-  if (ts) return { name: 'test', argv: ['node', '--import', `${SANDBOX_NODE_MODULES}/tsx/dist/esm/index.mjs`, '--test', ...tests] };
+  // Without a package.json the files are ES modules (the usual for generated code), as Node would need to be told.
+  if (ts) return { name: 'test', argv: ['bash', '-c', `[ -f package.json ] || echo '{"type":"module"}' > package.json; exec node --import ${SANDBOX_NODE_MODULES}/tsx/dist/esm/index.mjs --test "$@"`, 'test', ...tests] };
   return { name: 'test', argv: ['node', '--test', ...tests] };
 }
 

@@ -1,4 +1,4 @@
-import type { GenerateBody, GenerationResult, LanguageInfo, Verification } from '@codeloom/protocol';
+import type { GenerateBody, GeneratedFile, GenerationResult, LanguageInfo, Verification, VerificationAttempt } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { RateLimiter as Limiter } from '../../limits/rate-limiter.js';
@@ -162,6 +162,12 @@ export class GenerationService {
     if (prepared.body.project_id && this.projects) await this.projects.saveFiles(principal, prepared.body.project_id, files);
     await this.store.generations.insert(record);
     return toResult(record);
+  }
+
+  /** One verification of files in the sandbox (workflows' tester and reviewer); `unavailable` when no verifier is attached. */
+  async verifyFiles(language: string, files: GeneratedFile[], options: { signal?: AbortSignal; attempt?: number } = {}): Promise<VerificationAttempt> {
+    if (!this.verifier) return { attempt: 1, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: 0 };
+    return this.verifier.verify(language, files, { attempt: options.attempt ?? 1, signal: options.signal });
   }
 
   async get(principal: Principal, id: string): Promise<GenerationResult> {

@@ -60,6 +60,8 @@ export const SETTINGS = [
   { env: 'CODELOOM_VERIFY_OUTPUT_LIMIT', key: 'verifyOutputLimit', kind: 'int', default: '4194304', min: 1024, max: 1_073_741_824, doc: 'Bytes one check may print before it is stopped.' },
   { env: 'CODELOOM_VERIFY_OUTPUT_TAIL', key: 'verifyOutputTail', kind: 'int', default: '8192', min: 256, max: 1_048_576, doc: 'Bytes of each check\'s output kept in the result (the tail) and sent back to the model on a repair.' },
   { env: 'CODELOOM_VERIFY_CONCURRENCY', key: 'verifyConcurrency', kind: 'int', default: '2', min: 1, max: 256, doc: 'Verifications that run at once on one instance; more wait their turn.' },
+  { env: 'CODELOOM_VERIFY_INSTALL', key: 'verifyInstall', kind: 'bool', default: 'false', doc: 'Before the checks of a JavaScript/TypeScript project with dependencies, run `npm install --ignore-scripts` in a sandbox that may reach the registry (only the manifest is in it); the checks still run without network.' },
+  { env: 'CODELOOM_VERIFY_NPM_REGISTRY', key: 'verifyNpmRegistry', kind: 'url', default: 'https://registry.npmjs.org/', doc: 'The registry the install phase uses.' },
   { env: 'CODELOOM_VERIFY_NODE_MODULES', key: 'verifyNodeModules', kind: 'string', doc: 'A node_modules directory mounted read-only above the work directory (TypeScript, tsx, vitest, @types/node…); default: the server\'s own.' },
   { env: 'CODELOOM_VERIFY_TOOL_PATHS', key: 'verifyToolPaths', kind: 'list', doc: 'Comma list of extra host directories with toolchains, mounted read-only and put on PATH inside the sandbox.' },
 ] as const satisfies readonly SettingDef[];

@@ -48,6 +48,14 @@ export interface RunHooks {
   signal?: AbortSignal | undefined;
   /** This run's limits, when not the runner's own (e.g. a shorter wall time). */
   limits?: SandboxLimits;
+  /** Share the host's network (the install phase only; checks never get it). */
+  network?: boolean;
+  /** A host directory bound read-write as the work directory instead of a fresh tmpfs (the install phase only). */
+  workDir?: string;
+  /** Host directories bound read-only inside the work directory: [host path, path relative to it]. */
+  workMounts?: Array<[string, string]>;
+  /** Extra environment inside. */
+  env?: Record<string, string>;
   onStart?: (index: number, check: CheckSpec) => void;
   onOutput?: (index: number, text: string) => void;
 }
@@ -95,9 +103,9 @@ export class SandboxRunner {
     return this.execute(files, checks, hooks, false);
   }
 
-  private bwrapArgs(): string[] {
+  private bwrapArgs(hooks: RunHooks, diskMb: number): string[] {
     const args = [
-      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      '--unshare-user', '--unshare-pid', ...(hooks.network ? [] : ['--unshare-net']), '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
       '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox',
       '--ro-bind', '/usr', '/usr',
     ];
@@ -111,18 +119,21 @@ export class SandboxRunner {
     for (const p of etc) if (existsSync(p)) args.push('--ro-bind', p, p);
     for (const m of this.tools.mounts) args.push('--ro-bind', m, m);
     if (this.tools.nodeModules) args.push('--ro-bind', this.tools.nodeModules, SANDBOX_NODE_MODULES);
-    const size = String(this.limits.diskMb * 1024 * 1024);
+    const size = String(diskMb * 1024 * 1024);
     args.push(
       '--dev', '/dev', '--proc', '/proc',
       '--size', size, '--tmpfs', '/tmp',
-      '--size', size, '--tmpfs', SANDBOX_WORK,
+      ...(hooks.workDir ? ['--bind', hooks.workDir, SANDBOX_WORK] : ['--size', size, '--tmpfs', SANDBOX_WORK]),
+      ...(hooks.workMounts ?? []).flatMap(([host, rel]) => ['--ro-bind', host, `${SANDBOX_WORK}/${rel}`]),
       '--chdir', SANDBOX_WORK, '--clearenv',
     );
+    if (hooks.network) for (const p of ['/etc/resolv.conf', '/etc/hosts', '/etc/ssl', '/etc/ca-certificates', '/etc/nsswitch.conf']) if (existsSync(p)) args.push('--ro-bind', p, p);
     const env: Record<string, string> = {
       PATH: this.tools.path.join(':'), HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', CI: '1', NO_COLOR: '1',
       CARGO_HOME: '/tmp/cargo', CARGO_NET_OFFLINE: 'true', GOCACHE: '/tmp/go-cache', GOPATH: '/tmp/go', GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local',
       PYTHONDONTWRITEBYTECODE: '1', PYTHONPYCACHEPREFIX: '/tmp/pycache', npm_config_cache: '/tmp/npm-cache', npm_config_update_notifier: 'false',
       ...this.tools.env,
+      ...hooks.env,
     };
     for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
     return args;
@@ -138,7 +149,7 @@ export class SandboxRunner {
     };
     const results: CheckRun[] = checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true }));
     return new Promise((resolve, reject) => {
-      const child = spawn(this.bwrap, [...this.bwrapArgs(), 'node', '-e', DRIVER], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(this.bwrap, [...this.bwrapArgs(hooks, L.diskMb), 'node', '-e', DRIVER], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       let timedOut = false;
       let stderr = '';
       let stdoutBytes = 0;

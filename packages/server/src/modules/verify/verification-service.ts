@@ -1,5 +1,6 @@
 import type { GeneratedFile, VerificationAttempt } from '@codeloom/protocol';
 import type { Config } from '../../config/load-config.js';
+import { installDependencies, needsInstall } from './install-phase.js';
 import { countTests, recipeFor } from './recipes.js';
 import { SandboxRunner, SandboxUnavailableError, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
@@ -67,25 +68,32 @@ export class VerificationService {
 
     await this.acquire();
     try {
-      await options.onEvent?.({ event: 'verify_started', data: { attempt: options.attempt, checks: recipe.checks.map((c) => c.name) } });
+      const install = this.config.verifyInstall && needsInstall(language, files);
+      await options.onEvent?.({ event: 'verify_started', data: { attempt: options.attempt, checks: [...(install ? ['install'] : []), ...recipe.checks.map((c) => c.name)] } });
       let streamed = 0;
       const pending: Array<void | Promise<void>> = [];
       const timeoutMs = Math.min(runner.limits.timeoutMs, options.timeoutMs ?? Infinity);
       const limits = { ...runner.limits, timeoutMs };
-      const run = await runner.run(files, recipe.checks, {
-        signal: options.signal, limits,
-        onOutput: (i, text) => {
-          if (!options.onEvent || streamed >= STREAMED_OUTPUT) return;
-          const piece = text.slice(0, STREAMED_OUTPUT - streamed);
-          streamed += piece.length;
-          pending.push(options.onEvent({ event: 'verify_output', data: { attempt: options.attempt, check: recipe.checks[i]!.name, text: streamed >= STREAMED_OUTPUT ? `${piece}\n[further output is not streamed]` : piece } }));
-        },
-      });
-      await Promise.all(pending);
-      const checks = run.checks.map(publicCheck);
-      const failed = run.checks.some((c) => !c.skipped && (c.exit_code !== 0 || c.killed));
-      const tests = recipe.testChecks.map((i) => countTests(run.checks[i]!)).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed }), { passed: 0, failed: 0 });
-      return await done({ ...base, status: failed ? 'failed' : 'passed', checks, tests, duration_ms: Date.now() - started });
+      const stream = (check: string, text: string) => {
+        if (!options.onEvent || streamed >= STREAMED_OUTPUT) return;
+        const piece = text.slice(0, STREAMED_OUTPUT - streamed);
+        streamed += piece.length;
+        pending.push(options.onEvent({ event: 'verify_output', data: { attempt: options.attempt, check, text: streamed >= STREAMED_OUTPUT ? `${piece}\n[further output is not streamed]` : piece } }));
+      };
+      const installed = install ? await installDependencies(runner, files, this.config.verifyNpmRegistry, limits, { signal: options.signal, onOutput: (_, text) => stream('install', text) }) : undefined;
+      try {
+        const installFailed = installed && (installed.check.exit_code !== 0 || installed.check.killed);
+        const run = installFailed
+          ? { checks: recipe.checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true })) }
+          : await runner.run(files, recipe.checks, { signal: options.signal, limits, workMounts: installed?.mounts ?? [], onOutput: (i, text) => stream(recipe.checks[i]!.name, text) });
+        await Promise.all(pending);
+        const all = [...(installed ? [installed.check] : []), ...run.checks];
+        const failed = all.some((c) => !c.skipped && (c.exit_code !== 0 || c.killed));
+        const tests = recipe.testChecks.map((i) => countTests(run.checks[i]!)).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed }), { passed: 0, failed: 0 });
+        return await done({ ...base, status: failed ? 'failed' : 'passed', checks: all.map(publicCheck), tests, duration_ms: Date.now() - started });
+      } finally {
+        installed?.dispose();
+      }
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);

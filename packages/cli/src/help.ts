@@ -7,7 +7,7 @@ export const COMMAND_HELP: Record<string, string> = {
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
   whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',
   keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list\ncodeloom keys revoke KEY_ID',
-  generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR]\n  Streams the generated text live, then lists the files; --out writes them.',
+  generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR] [--verify] [--repair N]\n  Streams the generated text live, then lists the files; --out writes them. --verify runs the build and tests in the server\'s sandbox and prints the verdict (exit 1 when it failed); --repair N (0–3) lets the model fix a failure N times.',
   projects: 'codeloom projects list\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH]\ncodeloom projects templates',
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',

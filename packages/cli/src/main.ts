@@ -35,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       project: { type: 'string' },
       template: { type: 'string' },
       description: { type: 'string' },
+      verify: { type: 'boolean' },
+      repair: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -56,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     case 'logout': return logout(flags);
     case 'whoami': return whoami(flags);
     case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires });
-    case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project });
+    case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project, verify: v.verify, repair: v.repair });
     case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description });
     case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project });
     case 'models': return models(flags);

@@ -148,6 +148,18 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     expect((await request(`${t.url}/healthz`)).status).toBe(200);
   });
 
+  it('cancelling on the channel while the checks run kills the sandbox and ends with `cancelled`', async () => {
+    fake.reset();
+    fake.script({ reply: '```python tests/test_slow.py\nimport time\n\n\ndef test_slow():\n    time.sleep(300)\n```\n' });
+    const c = await connect(t.url, token);
+    c.send({ type: 'generate', id: 'slow', prompt: 'slow', language: 'python', model: 'gpt-test', verify: true });
+    await c.waitFor((f) => f.id === 'slow' && f.event === 'verify_started', 0, 30_000);
+    c.send({ type: 'cancel', id: 'slow' });
+    const { end } = await c.result('slow', 30_000);
+    expect(end).toMatchObject({ event: 'error', data: { code: 'cancelled' } });
+    c.ws.terminate();
+  }, 60_000);
+
   it('refuses a repair count above 3 with a 400 problem document', async () => {
     const res = await generate({ prompt: 'x', verify: { repair: 4 } });
     expect(res.status).toBe(400);

@@ -78,18 +78,23 @@ const DRIVER = `var __name = (f) => f;\n(${sandboxDriver.toString()})()`;
 
 export class SandboxRunner {
   private status: Promise<SandboxStatus> | undefined;
+  private failedAt: number | undefined;
 
   constructor(private readonly bwrap: string, private readonly tools: Toolchains, readonly limits: SandboxLimits) {}
 
   /** Whether the sandbox works here: bwrap present and a self-test inside it succeeds (checked once). */
   selfTest(): Promise<SandboxStatus> {
+    // A failed self-test is tried again after a minute (bwrap installed meanwhile, a transient failure).
+    if (this.status && this.failedAt && Date.now() - this.failedAt > 60_000) { this.status = undefined; this.failedAt = undefined; }
     this.status ??= (async (): Promise<SandboxStatus> => {
       try {
         const { checks } = await this.execute([{ path: 'probe.txt', content: 'ok' }], [{ name: 'self-test', argv: ['cat', 'probe.txt'] }], {}, true);
         const probe = checks[0];
         if (probe?.exit_code === 0 && probe.output.trim() === 'ok') return { available: true };
+        this.failedAt = Date.now();
         return { available: false, reason: `the sandbox self-test failed: ${probe?.output.trim().slice(-300) || 'no report'}` };
       } catch (error) {
+        this.failedAt = Date.now();
         return { available: false, reason: error instanceof Error ? error.message : String(error) };
       }
     })();

@@ -1,7 +1,7 @@
 import type { GeneratedFile, Verification, VerificationAttempt, VerifyOption } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { ChatMessage } from '../../providers/provider.js';
-import type { ModelCallResult } from '../generate/model-call.js';
+import { CancelledError, type ModelCallResult } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
 import type { VerificationService, VerifyEvent } from './verification-service.js';
 
@@ -69,6 +69,8 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
       ? await req.verifier.verify(req.language, files, { attempt, timeoutMs, signal: req.signal, onEvent: req.onEvent, tokensUsed: tokens })
       : { attempt, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: tokens };
     if (!req.verifier) await req.onEvent?.({ event: 'verify_completed', data: result });
+    // The caller left (or cancelled) while the checks ran: the sandbox was killed, and nobody waits for a verdict.
+    if (req.signal?.aborted) throw new CancelledError();
     history.push(result);
     if (result.status !== 'failed' || attempt > repairs) break;
     const messages: ChatMessage[] = [...req.messages, { role: 'assistant', content: output }, { role: 'user', content: repairPrompt(result) }];

@@ -36,7 +36,7 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     fake = await startOpenAIFake();
     dataDir = mkdtempSync(join(tmpdir(), 'codeloom-data-'));
     writeFileSync(join(dataDir, 'server-secret.txt'), 'do not read');
-    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_DATA_DIR: dataDir, CODELOOM_VERIFY_TIMEOUT: '120' } });
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_DATA_DIR: dataDir, CODELOOM_VERIFY_TIMEOUT: '120', CODELOOM_VERIFY_CPU_SECONDS: '10', CODELOOM_VERIFY_MEMORY_MB: '512', CODELOOM_VERIFY_OUTPUT_LIMIT: '1000000' } });
     token = (await registerUser(t.url, { ip: nextIp() })).token;
   });
   afterAll(async () => {
@@ -147,6 +147,31 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     expect(readdirSync(dataDir)).toEqual(['server-secret.txt']);
     expect((await request(`${t.url}/healthz`)).status).toBe(200);
   });
+
+  it('a fork bomb, an endless loop, a memory hog and gigabytes of output are each stopped and reported as a failed check', async () => {
+    const script = (path: string, body: string) => `\`\`\`bash ${path}\n#!/usr/bin/env bash\n${body}\n\`\`\`\n`;
+    fake.reset();
+    fake.script({ reply: [
+      script('app.sh', 'echo app'),
+      script('tests/bomb_test.sh', 'f() { f | f & }; f; sleep 60'),
+      script('tests/loop_test.sh', 'while :; do :; done'),
+      script('tests/memory_test.sh', 'x=aaaaaaaa; while :; do x="$x$x"; done'),
+      script('tests/flood_test.sh', 'yes 0123456789abcdef0123456789abcdef'),
+    ].join('\n') });
+    const res = await generate({ prompt: 'hostile', language: 'bash', model: 'gpt-test', verify: true });
+    expect(res.status).toBe(200);
+    const v = res.body.verification;
+    const by = Object.fromEntries(v.checks.map((c: { name: string }) => [c.name, c]));
+    const report = JSON.stringify(v.checks.map((c: any) => ({ ...c, output: c.output.slice(-300) })), null, 1);
+    expect(v.status, report).toBe('failed');
+    expect(v.tests, report).toEqual({ passed: 0, failed: 4 });
+    expect(by['test tests/bomb_test.sh'].killed, report).toMatch(/process limit/);
+    expect(by['test tests/loop_test.sh'].killed, report).toMatch(/CPU|SIGXCPU|SIGKILL/);
+    expect(by['test tests/memory_test.sh'].exit_code, report).not.toBe(0);
+    expect(by['test tests/flood_test.sh'].killed, report).toMatch(/output limit/);
+    expect(by['test tests/flood_test.sh'].output.length).toBeLessThanOrEqual(8192 + 100);
+    expect((await request(`${t.url}/healthz`)).status).toBe(200);
+  }, 90_000);
 
   it('cancelling on the channel while the checks run kills the sandbox and ends with `cancelled`', async () => {
     fake.reset();

@@ -8,3 +8,4 @@ export * from './schemas/projects.js';
 export * from './schemas/agents.js';
 export * from './schemas/oauth.js';
 export * from './schemas/verify.js';
+export * from './schemas/verify-info.js';

@@ -185,6 +185,16 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     c.ws.terminate();
   }, 60_000);
 
+  it('GET /verification says the sandbox works, which languages it checks here and under which limits', async () => {
+    const res = await request(`${t.url}/api/v1/verification`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ available: true, install: false, limits: { timeout_s: 120, cpu_seconds: 10, memory_mb: 512 } });
+    const langs = Object.fromEntries(res.body.languages.map((l: { id: string }) => [l.id, l]));
+    expect(langs.python).toEqual({ id: 'python', supported: true });
+    expect(langs.ruby).toMatchObject({ supported: false, reason: 'no checks are defined for ruby' });
+    expect((await request(`${t.url}/api/v1/verification`)).status).toBe(401);
+  });
+
   it('refuses a repair count above 3 with a 400 problem document', async () => {
     const res = await generate({ prompt: 'x', verify: { repair: 4 } });
     expect(res.status).toBe(400);

@@ -70,6 +70,11 @@ export class GenerationService {
     this.verifier = verifier;
   }
 
+  /** The attached verifier (GET /api/v1/verification). */
+  get verification(): VerificationService | undefined {
+    return this.verifier;
+  }
+
   /** Validates the request against what is configured: 400s name the valid values. */
   async prepare(principal: Principal, body: GenerateBody): Promise<PreparedGeneration> {
     const requested = body.language ? this.languages.resolve(body.language) : (this.languages.infer(body.prompt) ?? 'typescript');

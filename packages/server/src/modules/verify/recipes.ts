@@ -162,6 +162,18 @@ export function recipeFor(language: string, files: SandboxFile[], tools: Toolcha
 }
 
 export const SUPPORTED_LANGUAGES = Object.keys(RECIPES);
+
+const NEEDS: Record<string, [Tool[], string]> = {
+  typescript: [['tsc'], 'the TypeScript compiler'], javascript: [['node'], 'node'], python: [['python'], 'python3'], rust: [['cargo', 'rustc'], 'cargo or rustc'],
+  c: [['gcc'], 'gcc'], cpp: [['gpp'], 'g++'], java: [['javac'], 'javac and java'], go: [['go'], 'Go'], bash: [['bash'], 'bash'],
+};
+
+/** Why a language cannot be verified here (no recipe, or its toolchain is missing), or undefined when it can. */
+export function unsupportedReason(language: string, tools: Toolchains): string | undefined {
+  const need = NEEDS[language];
+  if (!need) return `no checks are defined for ${language}`;
+  return need[0].some((t) => tools.have[t]) ? undefined : `${need[1]} is not installed`;
+}
 export type { Tool };
 
 const num = (re: RegExp, text: string) => { let n = 0; for (const m of text.matchAll(re)) n += Number(m[1]); return n; };

@@ -1,7 +1,7 @@
 import type { GeneratedFile, VerificationAttempt } from '@codeloom/protocol';
 import type { Config } from '../../config/load-config.js';
 import { installDependencies, needsInstall } from './install-phase.js';
-import { countTests, recipeFor } from './recipes.js';
+import { countTests, recipeFor, unsupportedReason } from './recipes.js';
 import { SandboxRunner, SandboxUnavailableError, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
 
@@ -31,6 +31,16 @@ export class VerificationService {
   private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly config: Config) {}
+
+  /** The settings it runs under. */
+  get settings(): Config {
+    return this.config;
+  }
+
+  /** Why a language cannot be verified here, or undefined. */
+  unsupported(language: string): string | undefined {
+    return unsupportedReason(language, this.toolchains());
+  }
 
   private sandbox(): SandboxRunner {
     if (!this.runner) {

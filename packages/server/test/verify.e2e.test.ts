@@ -9,7 +9,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load-config.js';
 import { VerificationService } from '../src/modules/verify/verification-service.js';
 import { startOpenAIFake } from './fakes/openai-fake.js';
@@ -37,22 +37,25 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'codeloom-data-'));
     writeFileSync(join(dataDir, 'server-secret.txt'), 'do not read');
     t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_DATA_DIR: dataDir, CODELOOM_VERIFY_TIMEOUT: '120', CODELOOM_VERIFY_CPU_SECONDS: '10', CODELOOM_VERIFY_MEMORY_MB: '512', CODELOOM_VERIFY_OUTPUT_LIMIT: '1000000' } });
-    token = (await registerUser(t.url, { ip: nextIp() })).token;
   });
+  // Each test (and each language of the first) on an account of its own: a free plan's 20,000 tokens a minute hold a few sandbox projects.
+  beforeEach(async () => { token = await fresh(); });
+  const fresh = async () => (await registerUser(t.url, { ip: nextIp() })).token;
   afterAll(async () => {
     await t?.close();
     await fake?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const generate = (body: Record<string, unknown>) => request(`${t.url}/api/v1/generate`, { method: 'POST', token, body });
+  const generate = (body: Record<string, unknown>, as = token) => request(`${t.url}/api/v1/generate`, { method: 'POST', token: as, body });
 
   it('the sandbox model\'s projects pass their checks, with test counts, and the verdict is kept with the generation', async () => {
     const cases: Array<[string, string]> = [
       ['typescript', 'library for managing strings'], ['javascript', 'library for managing recipes'], ['python', 'CLI to track expenses'],
       ['bash', 'script to track expenses'], ['c', 'CLI to track expenses'], ['rust', 'library for managing strings'], ['java', 'CLI to track expenses'],
     ];
-    const answers = await Promise.all(cases.map(([language, prompt]) => generate({ prompt, language, context: { includeTests: true }, verify: true })));
+    const tokens = await Promise.all(cases.map(() => fresh()));
+    const answers = await Promise.all(cases.map(([language, prompt], i) => generate({ prompt, language, context: { includeTests: true }, verify: true }, tokens[i])));
     for (const [i, res] of answers.entries()) {
       const v = res.body.verification;
       const report = `${cases[i]!.join(': ')}\n${JSON.stringify(v, null, 1).slice(0, 4000)}`;
@@ -64,7 +67,7 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
       expect(v.history).toHaveLength(1);
       expect(v.checks.every((c: { exit_code: number }) => c.exit_code === 0), report).toBe(true);
     }
-    const saved = await request(`${t.url}/api/v1/generations/${answers[0]!.body.id}`, { token });
+    const saved = await request(`${t.url}/api/v1/generations/${answers[0]!.body.id}`, { token: tokens[0] });
     expect(saved.body.verification).toEqual(answers[0]!.body.verification);
   }, 240_000);
 

@@ -11,7 +11,7 @@ import { VerificationService } from './verification-service.js';
 const service = new VerificationService(loadConfig({ CODELOOM_VERIFY_CONCURRENCY: '2', CODELOOM_VERIFY_TIMEOUT: '90' }));
 const status = await service.status();
 if (!status.available) console.log(`skipping the recipe tests: ${status.reason}`);
-const have = service.toolchains().have;
+const have = (await service.toolchains()).have;
 
 const f = (path: string, content: string): GeneratedFile => ({ path, content });
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxRunner, SandboxUnavailableError, type SandboxLimits } from './sandbox-runner.js';
 import { detectToolchains } from './toolchains.js';
 
-const tools = detectToolchains();
+const tools = await detectToolchains();
 const limits: SandboxLimits = { timeoutMs: 8000, cpuSeconds: 2, memoryMb: 256, maxProcesses: 32, outputLimit: 200_000, outputTail: 2000, diskMb: 32 };
 const runner = new SandboxRunner('bwrap', tools, limits);
 const available = (await runner.selfTest()).available;

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,15 +23,15 @@ export interface Toolchains {
   env: Record<string, string>;
 }
 
-function which(tool: string): string | undefined {
-  try {
-    const out = execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
-    return out.startsWith('/') ? realpathSync(out) : undefined;
-  } catch { return undefined; }
+const exec = promisify(execFile);
+
+async function run(cmd: string, args: string[]): Promise<string | undefined> {
+  try { return (await exec(cmd, args, { encoding: 'utf8', timeout: 10_000 })).stdout.trim(); } catch { return undefined; }
 }
 
-function run(cmd: string, args: string[]): string | undefined {
-  try { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim(); } catch { return undefined; }
+async function which(tool: string): Promise<string | undefined> {
+  const out = await run('/bin/sh', ['-c', `command -v ${tool}`]);
+  return out?.startsWith('/') ? realpathSync(out) : undefined;
 }
 
 /** The node_modules holding the server's TypeScript compiler (the monorepo's root one in a checkout). */
@@ -44,7 +45,10 @@ function serverNodeModules(): string | undefined {
 const underUsr = (p: string) => p === '/usr' || p.startsWith('/usr/') || p.startsWith('/bin/') || p.startsWith('/lib');
 
 /** Looks the toolchains up once (a few `command -v` calls). `extra`: more host directories to mount and put on PATH. */
-export function detectToolchains(options: { nodeModules?: string | undefined; extraPaths?: readonly string[] } = {}): Toolchains {
+export async function detectToolchains(options: { nodeModules?: string | undefined; extraPaths?: readonly string[] } = {}): Promise<Toolchains> {
+  // Every lookup at once (a few child processes; nothing blocks the event loop).
+  const names = ['npm', 'python3', 'cargo', 'rustc', 'go', 'javac', 'java', 'gcc', 'g++', 'make', 'cmake', 'bash'] as const;
+  const found = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await which(n)] as const))) as Record<(typeof names)[number], string | undefined>;
   const mounts = new Set<string>();
   const path: string[] = [];
   const env: Record<string, string> = {};
@@ -53,37 +57,37 @@ export function detectToolchains(options: { nodeModules?: string | undefined; ex
   // node: the server's own interpreter.
   const nodeBin = dirname(realpathSync(process.execPath));
   addRoot(dirname(nodeBin), nodeBin);
-  const npm = which('npm');
+  const npm = found['npm'];
   if (npm && !underUsr(npm)) addRoot(dirname(dirname(dirname(npm))));
 
   // Python: the real interpreter behind any shim (pyenv), with its own prefix.
   let python = false;
   let pytest = false;
-  const py = which('python3');
-  const info = py ? run(py, ['-c', 'import sys; print(sys.executable); print(sys.base_prefix)']) : undefined;
+  const py = found['python3'];
+  const info = py ? await run(py, ['-c', 'import sys; print(sys.executable); print(sys.base_prefix)']) : undefined;
   if (info) {
     const [exe, prefix] = info.split('\n');
     if (exe && prefix && existsSync(exe)) {
       addRoot(prefix, dirname(exe));
       python = true;
-      pytest = run(exe, ['-c', 'import pytest']) !== undefined;
+      pytest = (await run(exe, ['-c', 'import pytest'])) !== undefined;
     }
   }
 
   // Rust: rustup's proxies need RUSTUP_HOME; CARGO_HOME is pointed at a writable tmpfs inside.
-  const cargo = which('cargo');
+  const cargo = found['cargo'];
   if (cargo) {
     const cargoBin = dirname(cargo);
     addRoot(dirname(cargoBin), cargoBin);
     const rustupHome = process.env.RUSTUP_HOME ?? join(homedir(), '.rustup');
     if (existsSync(rustupHome)) { mounts.add(rustupHome); env.RUSTUP_HOME = rustupHome; }
   }
-  const rustc = which('rustc');
+  const rustc = found['rustc'];
 
   // Go: its GOROOT.
-  const go = which('go');
+  const go = found['go'];
   if (go) {
-    const goroot = run(go, ['env', 'GOROOT']);
+    const goroot = await run(go, ['env', 'GOROOT']);
     if (goroot) addRoot(goroot, join(goroot, 'bin'));
   }
 
@@ -94,12 +98,12 @@ export function detectToolchains(options: { nodeModules?: string | undefined; ex
   for (const bin of ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']) if (!path.includes(bin)) path.push(bin);
   if (nodeModules) path.push(join(SANDBOX_NODE_MODULES, '.bin'));
 
-  const javac = which('javac');
+  const javac = found['javac'];
   return {
     have: {
       node: true, npm: !!npm, tsc: hasModule('typescript'), tsx: hasModule('tsx'), vitest: hasModule('vitest'),
-      python, pytest, javac: !!javac && !!which('java'), gcc: !!which('gcc'), gpp: !!which('g++'), make: !!which('make'), cmake: !!which('cmake'),
-      cargo: !!cargo && !!rustc, rustc: !!rustc, go: !!go, bash: !!which('bash'),
+      python, pytest, javac: !!javac && !!found['java'], gcc: !!found['gcc'], gpp: !!found['g++'], make: !!found['make'], cmake: !!found['cmake'],
+      cargo: !!cargo && !!rustc, rustc: !!rustc, go: !!go, bash: !!found['bash'],
     },
     mounts: [...mounts].filter((m) => existsSync(m)),
     nodeModules: nodeModules && existsSync(nodeModules) ? nodeModules : undefined,

@@ -25,8 +25,7 @@ const STREAMED_OUTPUT = 64 * 1024;
 
 /** Runs a language's checks over generated files in the sandbox, a few at a time per instance. */
 export class VerificationService {
-  private tools: Toolchains | undefined;
-  private runner: SandboxRunner | undefined;
+  private ready: Promise<{ runner: SandboxRunner; tools: Toolchains }> | undefined;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -38,42 +37,42 @@ export class VerificationService {
   }
 
   /** Why a language cannot be verified here, or undefined. */
-  unsupported(language: string): string | undefined {
-    return unsupportedReason(language, this.toolchains());
+  async unsupported(language: string): Promise<string | undefined> {
+    return unsupportedReason(language, await this.toolchains());
   }
 
-  private sandbox(): SandboxRunner {
-    if (!this.runner) {
+  /** The toolchains looked up and the runner made, once (on first use). */
+  private sandbox(): Promise<{ runner: SandboxRunner; tools: Toolchains }> {
+    this.ready ??= (async () => {
       const c = this.config;
-      this.tools = detectToolchains({ nodeModules: c.verifyNodeModules, extraPaths: c.verifyToolPaths ?? [] });
+      const tools = await detectToolchains({ nodeModules: c.verifyNodeModules, extraPaths: c.verifyToolPaths ?? [] });
       const limits: SandboxLimits = {
         timeoutMs: c.verifyTimeout * 1000, cpuSeconds: c.verifyCpuSeconds, memoryMb: c.verifyMemoryMb, maxProcesses: c.verifyMaxProcesses,
         outputLimit: c.verifyOutputLimit, outputTail: c.verifyOutputTail, diskMb: c.verifyDiskMb,
       };
-      this.runner = new SandboxRunner(c.verifyBwrap, this.tools, limits);
-    }
-    return this.runner;
+      return { runner: new SandboxRunner(c.verifyBwrap, tools, limits), tools };
+    })();
+    return this.ready;
   }
 
   /** Whether the sandbox works on this machine (self-test, run once). */
-  status(): Promise<SandboxStatus> {
-    return this.sandbox().selfTest();
+  async status(): Promise<SandboxStatus> {
+    return (await this.sandbox()).runner.selfTest();
   }
 
-  /** Languages with a recipe and a toolchain here. */
-  toolchains(): Toolchains {
-    this.sandbox();
-    return this.tools!;
+  /** The toolchains on this machine. */
+  async toolchains(): Promise<Toolchains> {
+    return (await this.sandbox()).tools;
   }
 
   async verify(language: string, files: GeneratedFile[], options: VerifyOptions): Promise<VerificationAttempt> {
     const started = Date.now();
-    const runner = this.sandbox();
+    const { runner, tools } = await this.sandbox();
     const base = { attempt: options.attempt, tokens_used: options.tokensUsed ?? 0 };
     const done = async (attempt: VerificationAttempt) => { await options.onEvent?.({ event: 'verify_completed', data: attempt }); return attempt; };
     const status = await runner.selfTest();
     if (!status.available) return done({ ...base, status: 'unavailable', reason: status.reason, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0 });
-    const recipe = recipeFor(language, files, this.tools!);
+    const recipe = recipeFor(language, files, tools);
     if ('unsupported' in recipe) return done({ ...base, status: 'unsupported', reason: recipe.unsupported, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0 });
 
     await this.acquire();

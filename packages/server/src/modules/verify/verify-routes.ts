@@ -20,7 +20,7 @@ export const verifyRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
     const status = await verifier.status();
     return {
       available: status.available, ...(status.available ? {} : { reason: status.reason }),
-      languages: languages.map((id) => { const reason = verifier.unsupported(id); return { id, supported: !reason && status.available, ...(reason ? { reason } : {}) }; }),
+      languages: await Promise.all(languages.map(async (id) => { const reason = await verifier.unsupported(id); return { id, supported: !reason && status.available, ...(reason ? { reason } : {}) }; })),
       install: verifier.settings.verifyInstall,
       limits: {
         timeout_s: verifier.settings.verifyTimeout, cpu_seconds: verifier.settings.verifyCpuSeconds, memory_mb: verifier.settings.verifyMemoryMb,

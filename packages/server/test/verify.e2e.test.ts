@@ -50,18 +50,19 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
   const generate = (body: Record<string, unknown>, as = token) => request(`${t.url}/api/v1/generate`, { method: 'POST', token: as, body });
 
   it('the sandbox model\'s projects pass their checks, with test counts, and the verdict is kept with the generation', async () => {
-    const cases: Array<[string, string]> = [
+    const cases: Array<[string, string, boolean?]> = [
+      ['typescript', 'library for parsing invoices', false],
       ['typescript', 'library for managing strings'], ['javascript', 'library for managing recipes'], ['python', 'CLI to track expenses'],
       ['bash', 'script to track expenses'], ['c', 'CLI to track expenses'], ['rust', 'library for managing strings'], ['java', 'CLI to track expenses'],
     ];
     const tokens = await Promise.all(cases.map(() => fresh()));
-    const answers = await Promise.all(cases.map(([language, prompt], i) => generate({ prompt, language, context: { includeTests: true }, verify: true }, tokens[i])));
+    const answers = await Promise.all(cases.map(([language, prompt], i) => generate({ prompt, language, context: { includeTests: cases[i]![2] ?? true }, verify: true }, tokens[i])));
     for (const [i, res] of answers.entries()) {
       const v = res.body.verification;
       const report = `${cases[i]!.join(': ')}\n${JSON.stringify(v, null, 1).slice(0, 4000)}`;
       expect(res.status, report).toBe(200);
       expect(v.status, report).toBe('passed');
-      expect(v.tests.passed, report).toBeGreaterThan(0);
+      if (cases[i]![2] !== false) expect(v.tests.passed, report).toBeGreaterThan(0);
       expect(v.tests.failed, report).toBe(0);
       expect(v.attempts).toBe(1);
       expect(v.history).toHaveLength(1);

@@ -2,7 +2,7 @@ import type { GeneratedFile, VerificationAttempt } from '@codeloom/protocol';
 import type { Config } from '../../config/load-config.js';
 import { installDependencies, needsInstall } from './install-phase.js';
 import { countTests, recipeFor, unsupportedReason } from './recipes.js';
-import { SandboxRunner, SandboxUnavailableError, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
+import { SandboxRunner, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
 
 /** A verification event as streamed (SSE / WebSocket frames `verify_started`, `verify_output`, `verify_completed`). */
@@ -105,8 +105,9 @@ export class VerificationService {
       }
     } catch (error) {
       if (options.signal?.aborted) throw error;
+      // The self-test passed, so the sandbox broke on the way (bwrap could not start, the driver died): `error`.
       const reason = error instanceof Error ? error.message : String(error);
-      return done({ ...base, status: error instanceof SandboxUnavailableError ? 'unavailable' : 'error', reason, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: Date.now() - started });
+      return done({ ...base, status: 'error', reason, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: Date.now() - started });
     } finally {
       this.release();
     }

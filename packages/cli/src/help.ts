@@ -11,12 +11,13 @@ export const COMMAND_HELP: Record<string, string> = {
   projects: 'codeloom projects list\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH]\ncodeloom projects templates',
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
+  eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
 };
 
 export const OVERVIEW = `codeloom — the Codeloom command line
 
 Server side (same environment variables as the server):
-  serve, migrate, admin set-plan EMAIL PLAN, admin users
+  serve, migrate, admin set-plan EMAIL PLAN, admin users, eval --model M
 
 Client side (talks to a Codeloom server):
   login, logout, whoami, keys create|list|revoke, generate, projects list|create|files|templates, run, models

@@ -37,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
       description: { type: 'string' },
       verify: { type: 'boolean' },
       repair: { type: 'string' },
+      samples: { type: 'string' },
+      only: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -51,6 +53,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
+  if (command === 'eval') return (await import('./eval-command.js')).evalCommand({ model: v.model, samples: v.samples, only: v.only, json: v.out });
   if (SERVER_COMMANDS.has(command)) return (await import('./server-commands.js')).runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
   const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
   switch (command) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,4 +33,13 @@ describe.skipIf(!probe.available)('codeloom generate --verify', () => {
     const bad = await exec(process.execPath, [CLI, 'generate', 'x', '--repair', '9'], { env, timeout: 30_000 }).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(2);
   }, 90_000);
+
+  it('codeloom eval runs the checkout\'s eval and writes its JSON report', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'codeloom-eval-')), 'report.json');
+    const { stdout } = await exec(process.execPath, [CLI, 'eval', '--model', 'sandbox', '--only', 'c/gcd', '--out', out], { timeout: 90_000 });
+    expect(stdout).toMatch(/\| c\/gcd \| 0\/1 \| 0\.00 \|/);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(report.summary).toMatchObject({ model: 'sandbox', tasks: 1, samples: 1, 'pass@1': 0 });
+    expect(report.tasks[0]).toMatchObject({ task: 'c/gcd', status: 'failed' });
+  }, 120_000);
 });

@@ -135,6 +135,17 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     expect(calls).toBe(2);
   });
 
+  it('repairs are charged like any call: one the budget cannot cover stops the repairs and the verdict stands', async () => {
+    fake.reset();
+    // The first call reports 15,000 tokens: a free plan's 20,000 a minute cannot hold the next call's reservation.
+    fake.script({ replies: [BROKEN, FIXED], reply: 'unused', usage: { promptTokens: 15_000, completionTokens: 10 } });
+    const res = await generate({ prompt: 'add two numbers', language: 'python', model: 'gpt-test', verify: { repair: 2 } });
+    expect(res.status).toBe(200);
+    expect(res.body.verification).toMatchObject({ status: 'failed', attempts: 1, reason: expect.stringMatching(/^repair stopped: Tokens-per-minute limit/) });
+    expect(fake.requests).toHaveLength(1);
+    expect(res.body.tokens_used).toBe(15_010);
+  });
+
   it('code that reaches for the network or the server\'s files fails its checks; the server stays healthy and its files untouched', async () => {
     const port = new URL(t.url).port;
     const escape = [

@@ -13,6 +13,8 @@ const suites = {
   generate: () => benchGenerate({ duration }),
   stream: () => benchStream(),
   runs: () => benchRuns(),
+  // pass@1 of BENCH_EVAL_MODEL (default: the sandbox model) on the eval's 40 tasks, verified in the sandbox.
+  eval: async () => (await import('./eval.mjs')).runEval({ model: process.env.BENCH_EVAL_MODEL ?? 'sandbox' }),
 };
 for (const [name, run] of Object.entries(suites)) {
   if (only && only !== name) continue;

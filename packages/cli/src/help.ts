@@ -8,19 +8,20 @@ export const COMMAND_HELP: Record<string, string> = {
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
   whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',
   keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list [--page N] [--limit N]\ncodeloom keys revoke KEY_ID',
-  generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR]\n  Streams the generated text live, then lists the files; --out writes them.',
+  generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR] [--verify] [--repair N]\n  Streams the generated text live, then lists the files; --out writes them. --verify runs the build and tests in the server\'s sandbox and prints the verdict (exit 1 when it failed); --repair N (0–3) lets the model fix a failure N times.',
   projects: 'codeloom projects list [--page N] [--limit N]\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH] [--page N] [--limit N]\ncodeloom projects templates',
   workflows: 'codeloom workflows create NAME --agent TYPE[:MODEL] ... [--config key=value ...]\ncodeloom workflows list [--page N] [--limit N]\ncodeloom workflows show WORKFLOW_ID\ncodeloom workflows delete WORKFLOW_ID\n  Agent types, in the order they work: planner, architect, coder, reviewer, tester, documenter\n  (--agent planner --agent coder:sandbox, or --agent planner,coder,reviewer). Run one: codeloom run WORKFLOW_ID "TASK".',
   agents: 'codeloom agents create NAME --model MODEL [--config temperature=0.2 --config maxTokens=2000 --config specialization=coder]\ncodeloom agents list [--page N] [--limit N]\ncodeloom agents show AGENT_ID\ncodeloom agents delete AGENT_ID\n  Run one: codeloom run AGENT_ID "TASK".',
   runs: 'codeloom runs list [--page N] [--limit N]\ncodeloom runs show RUN_ID\ncodeloom runs cancel RUN_ID',
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
+  eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
 };
 
 export const OVERVIEW = `codeloom — the Codeloom command line
 
 Server side (same environment variables as the server):
-  serve, migrate, admin set-plan EMAIL PLAN, admin users
+  serve, migrate, admin set-plan EMAIL PLAN, admin users, eval --model M
 
 Client side (talks to a Codeloom server):
   register, login, logout, whoami, keys create|list|revoke, generate, models,

@@ -43,6 +43,10 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       agent: { type: 'string', multiple: true, short: 'a' },
       config: { type: 'string', multiple: true },
+      verify: { type: 'boolean' },
+      repair: { type: 'string' },
+      samples: { type: 'string' },
+      only: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -57,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
+  if (command === 'eval') return (await import('./eval-command.js')).evalCommand({ model: v.model, samples: v.samples, only: v.only, json: v.out });
   if (SERVER_COMMANDS.has(command)) return (await import('./server-commands.js')).runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
   const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
   const paging = parsePaging(v.page, v.limit);
@@ -66,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
     case 'logout': return logout(flags);
     case 'whoami': return whoami(flags);
     case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires, paging });
-    case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project });
+    case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project, verify: v.verify, repair: v.repair });
     case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description, paging });
     case 'workflows': return workflows(flags, rest[0], rest.slice(1), { agent: v.agent, config: v.config, paging });
     case 'agents': return agents(flags, rest[0], rest.slice(1), { model: v.model, config: v.config, paging });

@@ -9,3 +9,5 @@ export * from './schemas/agents.js';
 export * from './schemas/oauth.js';
 export * from './schemas/usage.js';
 export * from './schemas/openai.js';
+export * from './schemas/verify.js';
+export * from './schemas/verify-info.js';

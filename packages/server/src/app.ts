@@ -19,6 +19,7 @@ import { authRoutes, bearerRefreshRoute } from './modules/auth/auth-routes.js';
 import { systemRoutes } from './modules/system/system-routes.js';
 import { usersRoutes } from './modules/users/users-routes.js';
 import { generateRoutes } from './modules/generate/generate-routes.js';
+import { verifyRoutes } from './modules/verify/verify-routes.js';
 import { projectsRoutes } from './modules/projects/projects-routes.js';
 import { agentsRoutes } from './modules/agents/agents-routes.js';
 import { runsRoutes } from './modules/runs/runs-routes.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     await api.register(apiKeysRoutes(ctx));
     await api.register(oauthClientRoutes(ctx));
     await api.register(generateRoutes(ctx));
+    await api.register(verifyRoutes(ctx));
     await api.register(projectsRoutes(ctx));
     await api.register(agentsRoutes(ctx));
     await api.register(workflowsRoutes(ctx));

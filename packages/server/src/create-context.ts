@@ -20,6 +20,7 @@ import { buildModelRegistry } from './providers/build-registry.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
 import { StoreUsageMeter } from './modules/usage/usage-meter.js';
+import { VerificationService } from './modules/verify/verification-service.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
 import { WorkflowsService } from './modules/workflows/workflows-service.js';
@@ -59,6 +60,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
   generation.attachUsage(new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`)));
+  generation.attachVerifier(new VerificationService(config));
   const agents = new AgentsService(store, models);
   const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);

@@ -1,3 +1,4 @@
+import { VerificationAttemptSchema } from './verify.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { SingleLine, StringEnum } from './common.js';
 import { GeneratedFileSchema } from './generate.js';
@@ -82,6 +83,7 @@ export const RunStepSchema = Type.Object({
   verdict: Type.Optional(StringEnum(['approve', 'changes_requested'] as const)),
   files: Type.Optional(Type.Array(GeneratedFileSchema)),
   error: Type.Optional(Type.Union([ErrorInfo, Type.Null()])),
+  verification: Type.Optional(VerificationAttemptSchema),
 });
 export type RunStep = Static<typeof RunStepSchema>;
 
@@ -94,7 +96,7 @@ export const RunSchema = Type.Object({
   task: Type.String(),
   requirements: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
   steps: Type.Array(RunStepSchema),
-  result: Type.Union([Type.Object({ files: Type.Array(GeneratedFileSchema), summary: Type.String() }), Type.Null()]),
+  result: Type.Union([Type.Object({ files: Type.Array(GeneratedFileSchema), summary: Type.String(), verification: Type.Optional(VerificationAttemptSchema) }), Type.Null()]),
   tokens_used: Type.Integer(),
   error: Type.Union([ErrorInfo, Type.Null()]),
   created_at: Type.String(),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SingleLine } from './common.js';
+import { VerificationSchema, VerifyOptionSchema } from './verify.js';
 
 const ContextValue = Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean()]);
 
@@ -23,6 +24,7 @@ export const GenerateBodySchema = Type.Object({
   max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_768 })),
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
   stream: Type.Optional(Type.Boolean({ description: 'true: answer text/event-stream with token, then complete or error events.' })),
+  verify: Type.Optional(VerifyOptionSchema),
 });
 export type GenerateBody = Static<typeof GenerateBodySchema>;
 
@@ -44,6 +46,7 @@ export const GenerationResultSchema = Type.Object(
     prompt: Type.Optional(Type.String()),
     project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     finish_reason: Type.Optional(Type.String()),
+    verification: Type.Optional(VerificationSchema),
   },
   { $id: 'GenerationResult' },
 );

@@ -44,6 +44,8 @@ export interface FakeUsage {
 
 export interface FakeScript {
   reply: string;
+  /** Answered in turn, one per request (then `reply`): e.g. broken code, then its fix. */
+  replies?: string[];
   chunks?: string[];
   usage?: FakeUsage;
   finishReason?: string;
@@ -169,7 +171,8 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     }
     if (s.hang) return;
 
-    const chunks = s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
+    const queued = s.replies?.shift();
+    const chunks = queued !== undefined ? queued.match(/\S+\s*|\s+/g) ?? [] : s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
     const usage = s.usage ?? { promptTokens: countWords(body?.messages ?? body?.prompt) + countWords(body?.system) + (body?.suffix ? countWords(body.suffix) : 0), completionTokens: chunks.length };
     const ctx: ReplyContext = { req: body, id: ++replySeq, model: body?.model ?? 'fake', usage, finishReason: s.finishReason };
     if (body?.stream !== true) {

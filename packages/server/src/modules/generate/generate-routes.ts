@@ -19,7 +19,7 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     config: { auth: 'write:code' },
     schema: {
       tags, security, summary: 'Generate code from a prompt',
-      description: 'With `"stream": true` the answer is `text/event-stream`: `token` events, then `complete` (the result) or `error`. Each event\'s `data` is the JSON frame of the WebSocket channel.',
+      description: 'With `"stream": true` the answer is `text/event-stream`: `token` events, then `complete` (the result) or `error`. Each event\'s `data` is the JSON frame of the WebSocket channel. With `verify`, the files are built and tested in an isolated sandbox (`verify_started`, `verify_output`, `verify_completed` events when streaming) and the result carries `verification`; see docs/verification.md.',
       body: GenerateBodySchema,
       response: { 200: GenerationResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
     },

@@ -1,4 +1,4 @@
-import type { GenerateBody, GenerationResult, LanguageInfo } from '@codeloom/protocol';
+import type { GenerateBody, GeneratedFile, GenerationResult, LanguageInfo, Verification, VerificationAttempt } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
@@ -13,6 +13,8 @@ import { buildGenerationMessages } from './generation-prompt.js';
 import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageEntry, type UsageMeter } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
+import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
+import { verifyAndRepair } from '../verify/verify-and-repair.js';
 
 export interface LanguageCatalog {
   list(): LanguageInfo[];
@@ -46,6 +48,8 @@ export interface RunOptions {
   agentType?: string;
   /** Filled in when the call ends: upstream and total milliseconds (the Server-Timing header). */
   timing?: CallTiming;
+  /** Verification frames (`verify_started`, `verify_output`, `verify_completed`) when the request asked to verify. */
+  onEvent?: (event: VerifyEvent) => void | Promise<void>;
 }
 
 /** Where a generation's time went: waiting on the provider, and in all (the gateway's own share is the rest). */
@@ -59,6 +63,7 @@ export function serverTiming(t: CallTiming): string {
 export class GenerationService {
   private projects: ProjectFileSink | undefined;
   private meter: UsageMeter | undefined;
+  private verifier: VerificationService | undefined;
 
   constructor(
     private readonly store: Store,
@@ -74,6 +79,15 @@ export class GenerationService {
   /** Every model call made through this service is told to the meter once it settles (usage accounting). */
   attachUsage(meter: UsageMeter): void {
     this.meter = meter;
+  }
+
+  attachVerifier(verifier: VerificationService): void {
+    this.verifier = verifier;
+  }
+
+  /** The attached verifier (GET /api/v1/verification). */
+  get verification(): VerificationService | undefined {
+    return this.verifier;
   }
 
   /** Validates the request against what is configured: 400s name the valid values. */
@@ -131,22 +145,43 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
-    const { text: output, usage, finishReason, model: served, upstreamMs } = await callModel(this.limiter.spend, {
+    const first = await callModel(this.limiter.spend, {
       ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
       ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
     }, this.meter);
-    if (options.timing) Object.assign(options.timing, { upstreamMs, totalMs: performance.now() - started });
-    const files = parseFencedFiles(output, prepared.language);
+    if (options.timing) Object.assign(options.timing, { upstreamMs: first.upstreamMs, totalMs: performance.now() - started });
+    let { text: output } = first;
+    const usage = { ...first.usage };
+    const { finishReason, model: served } = first;
+    let files = parseFencedFiles(output, prepared.language);
+    const verify = prepared.body.verify;
+    const checked = verify ? await verifyAndRepair({
+      verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
+      // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
+      callModel: (messages) => callModel(this.limiter.spend, { ...call, messages, signal: options.signal, onText: options.onToken }, this.meter),
+      signal: options.signal, onEvent: options.onEvent,
+    }) : undefined;
+    if (checked) {
+      ({ output, files } = checked);
+      usage.promptTokens += checked.repairUsage.promptTokens;
+      usage.completionTokens += checked.repairUsage.completionTokens;
+    }
     const record: GenerationRecord = {
       id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
       model: served.id, language: prepared.language, prompt: prepared.body.prompt,
-      request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null },
+      request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null, ...(checked ? { verification: checked.verification } : {}) },
       output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
       processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(),
     };
     if (prepared.body.project_id && this.projects) await this.projects.saveFiles(principal, prepared.body.project_id, files);
     await this.store.generations.insert(record);
     return toResult(record);
+  }
+
+  /** One verification of files in the sandbox (workflows' tester and reviewer); `unavailable` when no verifier is attached. */
+  async verifyFiles(language: string, files: GeneratedFile[], options: { signal?: AbortSignal; attempt?: number } = {}): Promise<VerificationAttempt> {
+    if (!this.verifier) return { attempt: 1, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: 0 };
+    return this.verifier.verify(language, files, { attempt: options.attempt ?? 1, signal: options.signal });
   }
 
   async get(principal: Principal, id: string): Promise<GenerationResult> {
@@ -167,6 +202,8 @@ export function toResult(r: GenerationRecord): GenerationResult {
     tokens_used: r.promptTokens + r.completionTokens, processing_time: r.processingMs / 1000,
     files: r.files, output: r.output, usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens },
     created_at: r.createdAt, prompt: r.prompt, project_id: r.projectId, finish_reason: r.finishReason,
+    // Kept with the request record (no column of its own).
+    ...(r.request.verification ? { verification: r.request.verification as Verification } : {}),
   };
 }
 

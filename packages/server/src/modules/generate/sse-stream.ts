@@ -16,7 +16,7 @@ import { CancelledError } from './generation-service.js';
 export async function sendAsSse(
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (io: { signal: AbortSignal; onToken: (text: string) => Promise<void> | void }) => Promise<unknown>,
+  work: (io: { signal: AbortSignal; onToken: (text: string) => Promise<void> | void; onEvent: (e: { event: string; data: unknown }) => Promise<void> }) => Promise<unknown>,
   /** `Server-Timing` once the work is done, sent as an HTTP trailer (announced in the head). */
   timing?: () => string,
 ): Promise<void> {
@@ -36,7 +36,7 @@ export async function sendAsSse(
   };
 
   try {
-    const result = await work({ signal: abort.signal, onToken: (text) => write({ event: 'token', id, data: text }) });
+    const result = await work({ signal: abort.signal, onToken: (text) => write({ event: 'token', id, data: text }), onEvent: (e) => write({ event: e.event, id, data: e.data }) });
     await write({ event: 'complete', id, data: result });
   } catch (error) {
     if (error instanceof CancelledError && abort.signal.aborted) {

@@ -12,6 +12,7 @@ import type { ProjectsService } from '../projects/projects-service.js';
 import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
 import type { RunEventBus } from './run-events.js';
 import { newStep, toRow, toRun, type RunState } from './run-record.js';
+import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
 
 export class RunCancelled extends Error {
   constructor(readonly reason: 'cancelled' | 'interrupted') { super(reason); }
@@ -51,7 +52,8 @@ export class RunExecutor {
         if (signal.aborted) throw new RunCancelled(signalReason(signal));
         await this.runStep(run, run.steps[i]!, principal, signal);
       }
-      run.result = { files: collectFiles(run.steps), summary: summarize(run) };
+      const verification = lastVerification(run.steps);
+      run.result = { files: collectFiles(run.steps), summary: summarize(run), ...(verification ? { verification } : {}) };
       if (run.project_id && run.result.files.length) await this.projects.saveFiles(principal, run.project_id, run.result.files);
       this.finish(run, 'succeeded', null);
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
@@ -98,6 +100,16 @@ export class RunExecutor {
       await reservation.release();
       throw error;
     }
+    const verify = () => this.generation.verifyFiles(run.spec.language ?? 'typescript', filesSoFar(run.steps, step.index), { signal });
+    if (run.spec.verify && checksBefore(step)) {
+      // The checks' report joins the prompt (the reservation was taken on the prompt without it; the settle charges what was used).
+      try {
+        messages.push(checksMessage(step.verification = await verify()));
+      } catch (error) {
+        await reservation.release();
+        throw error;
+      }
+    }
     let text: string;
     try {
       ({ text } = await this.generation.callModel({ ...call, reservation }));
@@ -107,8 +119,9 @@ export class RunExecutor {
     }
     step.output = text;
     if (FILE_PRODUCERS.has(step.agent)) step.files = filesOf(step.agent, step.output, run.spec.language ?? 'typescript');
+    if (run.spec.verify && checksAfter(step)) step.verification = await verify();
     if (step.agent === 'reviewer') {
-      step.verdict = parseVerdict(step.output);
+      step.verdict = verdictWithChecks(parseVerdict(step.output), step.verification);
       if (step.verdict === 'changes_requested') this.sendBack(run, step);
     }
     Object.assign(step, { status: 'succeeded', finished_at: nowIso() });

@@ -9,6 +9,8 @@ export interface RunSpec {
   temperature?: number;
   maxTokens?: number;
   language?: string;
+  /** Workflow `config.verify`: the tester and reviewer steps run the checks (modules/verify/run-checks.ts). */
+  verify?: boolean;
 }
 
 /** A run as the executor holds it: the API shape plus its owner and spec. */

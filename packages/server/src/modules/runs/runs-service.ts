@@ -53,6 +53,7 @@ export class RunsService {
     return this.create(principal, body, { workflow_id: wf.id, agent_id: null }, {
       agents: wf.data.agents, maxIterations: maxIterations ?? DEFAULT_MAX_ITERATIONS,
       ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(wf.data.config.verify === true ? { verify: true } : {}),
     });
   }
 

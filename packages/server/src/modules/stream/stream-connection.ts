@@ -201,6 +201,7 @@ export class StreamConnection {
       const result = await this.ctx.generation.run(principal, prepared, {
         signal: controller.signal,
         ...(streamTokens === false ? {} : { onToken: (text: string) => this.send({ event: 'token', id, data: text }, controller.signal) }),
+        onEvent: (e) => this.send({ event: e.event, id, data: e.data }, controller.signal),
       });
       this.sendNow({ event: 'complete', id, data: result });
     } catch (error) {

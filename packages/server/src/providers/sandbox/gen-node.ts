@@ -227,7 +227,8 @@ function packageJson(spec: GenerationSpec, f: NodeFlavour): string {
   const scripts: Record<string, string> = {
     ...(f.ts ? { build: 'tsc' } : {}),
     ...(spec.kind === 'api' ? { start: `${f.ts ? 'tsc && ' : ''}node ${out}/server.js` } : {}),
-    test: f.ts ? 'tsc && node --test dist/test/*.test.js' : 'node --test test/*.test.js',
+    // Only with tests: `npm test` over no test files fails (node --test finds nothing to run).
+    ...(spec.includeTests ? { test: f.ts ? 'tsc && node --test dist/test/*.test.js' : 'node --test test/*.test.js' } : {}),
   };
   const pkg = {
     name: spec.resource.kebab, version: '0.1.0', private: true, description: spec.title, type: 'module',

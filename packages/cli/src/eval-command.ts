@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export interface EvalOptions { model?: string | undefined; samples?: string | undefined; only?: string | undefined; json?: string | undefined }
+
+/**
+ * `codeloom eval --model M [--samples n] [--only LANG|TASK] [--out report.json]`: the pass@1 eval of a Codeloom
+ * checkout (scripts/eval.mjs: 40 tasks with hidden tests, sent through the API and verified in the sandbox).
+ */
+export async function evalCommand(opts: EvalOptions): Promise<number> {
+  const script = fileURLToPath(new URL('../../../scripts/eval.mjs', import.meta.url));
+  if (!existsSync(script)) {
+    process.stderr.write('codeloom: eval runs from a Codeloom checkout (npm run eval), which this installation is not\n');
+    return 2;
+  }
+  const { runEval } = (await import(pathToFileURL(script).href)) as { runEval: (o: Record<string, unknown>) => Promise<unknown> };
+  try {
+    await runEval({ model: opts.model ?? 'sandbox', samples: opts.samples ?? '1', only: opts.only, jsonOut: opts.json });
+    return 0;
+  } catch (error) {
+    process.stderr.write(`codeloom: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,13 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const VerificationInfoSchema = Type.Object({
+  available: Type.Boolean({ description: 'Whether the sandbox (bubblewrap) works on this server; when false every verification is `unavailable`.' }),
+  reason: Type.Optional(Type.String()),
+  languages: Type.Array(Type.Object({ id: Type.String(), supported: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+  install: Type.Boolean({ description: 'Whether JavaScript/TypeScript dependencies are installed before the checks (CODELOOM_VERIFY_INSTALL).' }),
+  limits: Type.Object({
+    timeout_s: Type.Integer(), cpu_seconds: Type.Integer(), memory_mb: Type.Integer(), max_processes: Type.Integer(),
+    disk_mb: Type.Integer(), output_limit: Type.Integer(), output_tail: Type.Integer(), concurrency: Type.Integer(),
+  }),
+});
+export type VerificationInfo = Static<typeof VerificationInfoSchema>;

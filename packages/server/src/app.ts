@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/load-config.js';
 import type { AppContext } from './context.js';
 import { createContext, closeContext, type ContextOptions } from './create-context.js';
@@ -9,6 +9,7 @@ import { registerJsonParser } from './plugins/json-parser.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerNotFound } from './plugins/not-found.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerRequestLog, type RequestLogMode } from './plugins/request-log.js';
 import { requestIdFrom } from './plugins/request-id.js';
 import { validatorCompiler } from './plugins/validation.js';
 import { AppError } from './errors.js';
@@ -46,6 +47,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key'], censor: '[redacted]' },
     },
+    // Request lines are written by registerRequestLog, as CODELOOM_REQUEST_LOG says.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
@@ -71,6 +74,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   registerNotFound(app);
   registerJsonParser(app);
   registerMetrics(app, ctx.metrics);
+  registerRequestLog(app, { mode: config.requestLog as RequestLogMode, sampleEvery: config.requestLogSample });
   await registerOpenApi(app, config.issuer!);
   registerAuthHook(app, ctx);
 

@@ -34,10 +34,10 @@ export function registerRequestLog(app: FastifyInstance, settings: RequestLogSet
 function write(request: FastifyRequest, reply: FastifyReply): void {
   const url = request.url;
   const q = url.indexOf('?');
+  // Flat fields: pino's `req`/`res` serializers would pick their own fields out of nested ones.
   const line = {
-    req: { method: request.method, url: q < 0 ? url : url.slice(0, q), route: request.routeOptions.url ?? null },
-    res: { statusCode: reply.statusCode },
-    responseTime: Math.round(reply.elapsedTime * 1000) / 1000,
+    method: request.method, url: q < 0 ? url : url.slice(0, q), route: request.routeOptions.url ?? null,
+    statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 1000) / 1000,
   };
   if (reply.statusCode >= 500) request.log.warn(line, 'request completed');
   else request.log.info(line, 'request completed');

@@ -85,7 +85,6 @@ export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<To
  * Provider failures come out as AppError (502/503/504), an abort as CancelledError.
  */
 export async function callModel(spend: TokenSpend, call: ModelCall): Promise<ModelCallResult> {
-  const estimate = estimatePromptTokens(call.messages);
   const reservation = call.reservation ?? await reserveModelCall(spend, call);
   if (call.signal?.aborted) {
     await reservation.release();
@@ -99,7 +98,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall): Promise<Mod
     for await (const part of call.model.provider.stream(providerOptions(call))) {
       if (part.type === 'text') {
         pieces.push(part.text);
-        if (call.onText) await call.onText(part.text);
+        // Await only a real hold-back: awaiting a plain return value still costs a turn per token.
+        const held = call.onText?.(part.text);
+        if (held) await held;
       } else {
         usage = part.usage;
         finishReason = part.finishReason;
@@ -110,7 +111,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall): Promise<Mod
     throw toAppError(error, call.signal);
   } finally {
     // Tokens spent are charged whether or not the caller stayed to read them.
-    spent = usage ? usage.promptTokens + usage.completionTokens : estimate + pieces.length;
+    spent = usage ? usage.promptTokens + usage.completionTokens : estimatePromptTokens(call.messages) + pieces.length;
     await reservation.settle(spent);
     call.onSettled?.(spent);
   }

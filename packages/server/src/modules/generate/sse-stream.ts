@@ -29,11 +29,11 @@ export async function sendAsSse(
   });
   raw.on('close', () => { if (!raw.writableFinished) abort.abort(); });
 
-  const write = async (frame: StreamEvent) => {
-    if (raw.destroyed) return;
-    if (!raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) {
-      await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-    }
+  // A promise only when the client is behind: the model call awaits a returned hold-back, nothing otherwise.
+  const write = (frame: StreamEvent): Promise<void> | undefined => {
+    if (raw.destroyed) return undefined;
+    if (raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) return undefined;
+    return Promise.race([once(raw, 'drain'), once(raw, 'close')]).then(() => undefined);
   };
 
   try {

@@ -24,12 +24,15 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
   const server = await startCodeloom({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' });
   const pid = server.child.pid;
   try {
-    const { key } = await enterpriseUser(server, 'bench-generate@example.com');
-    const auth = { authorization: `Bearer ${key}` };
+    // Enterprise allows 100,000 requests an hour per account: one account per scenario, and enough for the memory run.
+    const memoryAccounts = Math.ceil((memorySeconds * 4000) / 90_000);
+    const keys = (await Promise.all(Array.from({ length: 3 + memoryAccounts }, (_, i) => enterpriseUser(server, `bench-generate-${i}@example.com`)))).map((u) => u.key);
+    const auth = { authorization: `Bearer ${keys[0]}` };
+    const authOf = (i) => ({ authorization: `Bearer ${keys[i]}` });
     const upstreamBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } });
     const jsonBody = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript' });
     const sseBody = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript', stream: true });
-    const generate = (body) => ({ method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+    const generate = (body, headers = auth) => ({ method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
 
     // Single connection: 2,000 sequential requests each way (after a warm-up the helper sends first).
     const direct = await sequentialLatency(`${upstream.url}/v1/chat/completions`, { body: upstreamBody });
@@ -48,8 +51,8 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
     const bareRun = await load(`${bare.url}/`, { duration, connections: 50 });
     const upstreamRun = await load(`${upstream.url}/v1/chat/completions`, { duration, connections: 50, method: 'POST', headers: { 'content-type': 'application/json' }, body: upstreamBody });
     const jsonRun = await measured(`${server.url}/api/v1/generate`, generate(jsonBody));
-    const sseRun = await measured(`${server.url}/api/v1/generate`, generate(sseBody));
-    const profileRun = await measured(`${server.url}/v1/user/profile`, { headers: auth });
+    const sseRun = await measured(`${server.url}/api/v1/generate`, generate(sseBody, authOf(1)));
+    const profileRun = await measured(`${server.url}/v1/user/profile`, { headers: authOf(2) });
 
     const ratio = (r) => r.rps / bareRun.rps;
     const row = (scenario, r, target = '') => ({
@@ -71,10 +74,10 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
       { path: 'overhead', 'p50 ms': overhead.p50.toFixed(3), 'p99 ms': overhead.p99.toFixed(3), target: `p50 ≤ ${TARGETS.overheadP50Ms}: ${verdict(overhead.p50 <= TARGETS.overheadP50Ms)}; p99 ≤ ${TARGETS.overheadP99Ms}: ${verdict(overhead.p99 <= TARGETS.overheadP99Ms)}` },
     ]);
 
-    const memory = await memoryRun(server.url, generate(jsonBody), pid, memorySeconds);
+    const memory = await memoryRun(server.url, keys.slice(3).map((k) => generate(jsonBody, { authorization: `Bearer ${k}` })), pid, memorySeconds);
     printTable(`Server memory, POST /api/v1/generate at 50 connections for ${memorySeconds} s (BENCH_MEMORY_SECONDS; the target is for 300 s)`, [{
       'RSS start MiB': memory.start.toFixed(1), 'RSS end MiB': memory.end.toFixed(1), 'min MiB': memory.min.toFixed(1), 'max MiB': memory.max.toFixed(1),
-      'end vs start': `${memory.driftPct >= 0 ? '+' : ''}${memory.driftPct.toFixed(1)} %`, requests: memory.requests,
+      'end vs start': `${memory.driftPct >= 0 ? '+' : ''}${memory.driftPct.toFixed(1)} %`, requests: memory.requests, 'non-2xx': memory.non2xx,
       target: `± ${TARGETS.memoryDriftPct} %: ${verdict(Math.abs(memory.driftPct) <= TARGETS.memoryDriftPct)}`,
     }]);
     return { direct, via, overhead, seqCpu, bare: bareRun, upstream: upstreamRun, json: jsonRun, sse: sseRun, profile: profileRun, memory };
@@ -87,7 +90,9 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
  * RSS once a second under constant load. "Start" is the median of the samples in the first tenth of the run
  * after a warm-up (so start-up growth does not count), "end" the median of the last tenth.
  */
-async function memoryRun(base, opts, pid, seconds) {
+async function memoryRun(base, requests, pid, seconds) {
+  // Each connection cycles through one request per account, so the accounts share the load evenly.
+  const opts = { method: 'POST', requests: requests.map((r) => ({ method: 'POST', headers: r.headers, body: r.body })) };
   await load(`${base}/api/v1/generate`, { ...opts, duration: 5, connections: 50 });
   const samples = [];
   const timer = setInterval(() => samples.push(rssMiB(pid)), 1000);
@@ -97,5 +102,5 @@ async function memoryRun(base, opts, pid, seconds) {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const start = median(samples.slice(0, tenth));
   const end = median(samples.slice(-tenth));
-  return { start, end, min: Math.min(...samples), max: Math.max(...samples), driftPct: ((end - start) / start) * 100, requests: r.total };
+  return { start, end, min: Math.min(...samples), max: Math.max(...samples), driftPct: ((end - start) / start) * 100, requests: r.total, non2xx: r.non2xx };
 }

@@ -1,36 +1,106 @@
-// Gateway overhead: POST /api/v1/generate through the OpenAI-compatible provider to a
-// local upstream that answers at once, against calling that upstream directly.
+// The request hot path (issue 13), measured side by side in one run against the same local
+// OpenAI-compatible upstream (bench/openai-upstream.mjs, answers at once): the bare Fastify route, the
+// upstream directly, POST /api/v1/generate as JSON and as SSE, GET /v1/user/profile with an API key, the
+// single-connection overhead, the server's CPU per request, and whether its memory stays flat under load.
+// The server runs with its default logging (LOG_LEVEL=info, CODELOOM_REQUEST_LOG=errors).
+//   BENCH_DURATION=10            seconds per load figure (default 5)
+//   BENCH_MEMORY_SECONDS=300     the memory run (default 30; the issue's figure is 5 minutes)
 import { join } from 'node:path';
-import { cpuMicros, enterpriseUser, load, printTable, root, sequentialLatency, startCodeloom, startProcess } from './lib.mjs';
+import { cpuMicros, enterpriseUser, load, printTable, root, rssMiB, sequentialLatency, startCodeloom, startProcess } from './lib.mjs';
 
-export async function benchGenerate({ duration = 5 } = {}) {
+const TARGETS = {
+  generateVsBare: 0.12,
+  generateP99Ms: 15,
+  overheadP50Ms: 0.3,
+  overheadP99Ms: 1,
+  profileVsBare: 0.5,
+  memoryDriftPct: 10,
+};
+const verdict = (ok) => (ok ? 'met' : 'MISSED');
+
+export async function benchGenerate({ duration = 5, memorySeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30) } = {}) {
   const upstream = await startProcess(join(root, 'bench/openai-upstream.mjs'));
   const bare = await startProcess(join(root, 'bench/bare-server.mjs'));
-  const server = await startCodeloom({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'warn' });
+  const server = await startCodeloom({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' });
+  const pid = server.child.pid;
   try {
-    const { key } = await enterpriseUser(server, 'bench-generate@example.com');
-    const auth = { authorization: `Bearer ${key}` };
+    // Enterprise allows 100,000 requests an hour per account: one account per scenario, and enough for the memory run.
+    const memoryAccounts = Math.ceil((memorySeconds * 4000) / 90_000);
+    const keys = (await Promise.all(Array.from({ length: 3 + memoryAccounts }, (_, i) => enterpriseUser(server, `bench-generate-${i}@example.com`)))).map((u) => u.key);
+    const auth = { authorization: `Bearer ${keys[0]}` };
+    const authOf = (i) => ({ authorization: `Bearer ${keys[i]}` });
     const upstreamBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } });
-    const generateBody = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript' });
+    const jsonBody = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript' });
+    const sseBody = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript', stream: true });
+    const generate = (body, headers = auth) => ({ method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+
+    // Single connection: 2,000 sequential requests each way (after a warm-up the helper sends first).
     const direct = await sequentialLatency(`${upstream.url}/v1/chat/completions`, { body: upstreamBody });
-    const cpu0 = cpuMicros(server.child.pid);
-    const via = await sequentialLatency(`${server.url}/api/v1/generate`, { body: generateBody, headers: auth });
-    // 2,000 measured requests plus the warm-up the helper sends first.
-    const gatewayCpu = (cpuMicros(server.child.pid) - cpu0) / 2200;
-    printTable('POST /api/v1/generate vs the upstream directly, 1 connection, 2,000 sequential requests (target: median overhead ≤ 0.3 ms)', [
-      { path: 'upstream directly', 'p50 ms': direct.p50.toFixed(3), 'p99 ms': direct.p99.toFixed(3) },
-      { path: 'through Codeloom', 'p50 ms': via.p50.toFixed(3), 'p99 ms': via.p99.toFixed(3) },
-      { path: 'overhead', 'p50 ms': (via.p50 - direct.p50).toFixed(3), 'p99 ms': (via.p99 - direct.p99).toFixed(3) },
-    ]);
-    console.log(`Codeloom server CPU per generate (auth, limits, upstream call, parsing, history write): ${(gatewayCpu / 1000).toFixed(3)} ms`);
+    const seqCpu0 = cpuMicros(pid);
+    const via = await sequentialLatency(`${server.url}/api/v1/generate`, { body: jsonBody, headers: auth });
+    const seqCpu = (cpuMicros(pid) - seqCpu0) / 2200;
+
+    // 50 connections. Every Codeloom scenario is warmed first; its CPU is the server process's, per request.
+    const measured = async (url, opts) => {
+      await load(url, { ...opts, duration: Math.min(2, duration), connections: 50 });
+      const c0 = cpuMicros(pid);
+      const r = await load(url, { ...opts, duration, connections: 50 });
+      return { ...r, cpuUs: (cpuMicros(pid) - c0) / Math.max(1, r.total) };
+    };
+    await load(`${bare.url}/`, { duration: Math.min(2, duration), connections: 50 });
     const bareRun = await load(`${bare.url}/`, { duration, connections: 50 });
-    const genRun = await load(`${server.url}/api/v1/generate`, { duration, connections: 50, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: generateBody });
-    printTable(`50 connections, ${duration} s (target: generate ≥ 25 % of the bare route)`, [
-      { scenario: 'bare Fastify {}', 'req/s': Math.round(bareRun.rps), 'p99 ms': bareRun.p99, 'non-2xx': bareRun.non2xx },
-      { scenario: 'POST /api/v1/generate', 'req/s': Math.round(genRun.rps), 'p99 ms': genRun.p99, 'non-2xx': genRun.non2xx, 'vs bare': `${((genRun.rps / bareRun.rps) * 100).toFixed(1)} %` },
+    const upstreamRun = await load(`${upstream.url}/v1/chat/completions`, { duration, connections: 50, method: 'POST', headers: { 'content-type': 'application/json' }, body: upstreamBody });
+    const jsonRun = await measured(`${server.url}/api/v1/generate`, generate(jsonBody));
+    const sseRun = await measured(`${server.url}/api/v1/generate`, generate(sseBody, authOf(1)));
+    const profileRun = await measured(`${server.url}/v1/user/profile`, { headers: authOf(2) });
+
+    const ratio = (r) => r.rps / bareRun.rps;
+    const row = (scenario, r, target = '') => ({
+      scenario, 'req/s': Math.round(r.rps), 'vs bare': ratio(r).toFixed(3), 'p50 ms': r.p50, 'p99 ms': r.p99, 'non-2xx': r.non2xx,
+      'server CPU µs/req': r.cpuUs === undefined ? '' : Math.round(r.cpuUs), target,
+    });
+    printTable(`50 connections, ${duration} s each, one run`, [
+      row('bare Fastify {}', bareRun),
+      row('upstream directly (SSE)', upstreamRun),
+      row('POST /api/v1/generate (JSON)', jsonRun, `≥ ${TARGETS.generateVsBare}× bare: ${verdict(ratio(jsonRun) >= TARGETS.generateVsBare)}; p99 ≤ ${TARGETS.generateP99Ms} ms: ${verdict(jsonRun.p99 <= TARGETS.generateP99Ms)}`),
+      row('POST /api/v1/generate (SSE)', sseRun),
+      row('GET /v1/user/profile (API key)', profileRun, `≥ ${TARGETS.profileVsBare}× bare: ${verdict(ratio(profileRun) >= TARGETS.profileVsBare)}`),
     ]);
-    return { direct, via, bare: bareRun, generate: genRun };
+
+    const overhead = { p50: via.p50 - direct.p50, p99: via.p99 - direct.p99 };
+    printTable('1 connection, 2,000 sequential requests: POST /api/v1/generate vs the upstream directly', [
+      { path: 'upstream directly', 'p50 ms': direct.p50.toFixed(3), 'p99 ms': direct.p99.toFixed(3), target: '' },
+      { path: 'through Codeloom', 'p50 ms': via.p50.toFixed(3), 'p99 ms': via.p99.toFixed(3), target: `server CPU ${Math.round(seqCpu)} µs/req` },
+      { path: 'overhead', 'p50 ms': overhead.p50.toFixed(3), 'p99 ms': overhead.p99.toFixed(3), target: `p50 ≤ ${TARGETS.overheadP50Ms}: ${verdict(overhead.p50 <= TARGETS.overheadP50Ms)}; p99 ≤ ${TARGETS.overheadP99Ms}: ${verdict(overhead.p99 <= TARGETS.overheadP99Ms)}` },
+    ]);
+
+    const memory = await memoryRun(server.url, keys.slice(3).map((k) => generate(jsonBody, { authorization: `Bearer ${k}` })), pid, memorySeconds);
+    printTable(`Server memory, POST /api/v1/generate at 50 connections for ${memorySeconds} s (BENCH_MEMORY_SECONDS; the target is for 300 s)`, [{
+      'RSS start MiB': memory.start.toFixed(1), 'RSS end MiB': memory.end.toFixed(1), 'min MiB': memory.min.toFixed(1), 'max MiB': memory.max.toFixed(1),
+      'end vs start': `${memory.driftPct >= 0 ? '+' : ''}${memory.driftPct.toFixed(1)} %`, requests: memory.requests, 'non-2xx': memory.non2xx,
+      target: `± ${TARGETS.memoryDriftPct} %: ${verdict(Math.abs(memory.driftPct) <= TARGETS.memoryDriftPct)}`,
+    }]);
+    return { direct, via, overhead, seqCpu, bare: bareRun, upstream: upstreamRun, json: jsonRun, sse: sseRun, profile: profileRun, memory };
   } finally {
     await Promise.all([upstream.stop(), bare.stop(), server.stop()]);
   }
+}
+
+/**
+ * RSS once a second under constant load. "Start" is the median of the samples in the first tenth of the run
+ * after a warm-up (so start-up growth does not count), "end" the median of the last tenth.
+ */
+async function memoryRun(base, requests, pid, seconds) {
+  // Each connection cycles through one request per account, so the accounts share the load evenly.
+  const opts = { method: 'POST', requests: requests.map((r) => ({ method: 'POST', headers: r.headers, body: r.body })) };
+  await load(`${base}/api/v1/generate`, { ...opts, duration: 5, connections: 50 });
+  const samples = [];
+  const timer = setInterval(() => samples.push(rssMiB(pid)), 1000);
+  const r = await load(`${base}/api/v1/generate`, { ...opts, duration: seconds, connections: 50 });
+  clearInterval(timer);
+  const tenth = Math.max(1, Math.floor(samples.length / 10));
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const start = median(samples.slice(0, tenth));
+  const end = median(samples.slice(-tenth));
+  return { start, end, min: Math.min(...samples), max: Math.max(...samples), driftPct: ((end - start) / start) * 100, requests: r.total, non2xx: r.non2xx };
 }

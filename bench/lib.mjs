@@ -32,8 +32,8 @@ export async function startCodeloom(env = {}) {
   return { ...proc, dataDir };
 }
 
-export async function load(url, { connections = 10, duration = 5, headers = {}, method = 'GET', body } = {}) {
-  const result = await autocannon({ url, connections, duration, headers, method, body, pipelining: 1 });
+export async function load(url, { connections = 10, duration = 5, headers = {}, method = 'GET', body, requests } = {}) {
+  const result = await autocannon({ url, connections, duration, headers, method, body, pipelining: 1, ...(requests ? { requests } : {}) });
   const non2xx = result.non2xx + result.errors;
   return {
     rps: result.requests.average,

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/load-config.js';
 import type { AppContext } from './context.js';
 import { createContext, closeContext, type ContextOptions } from './create-context.js';
@@ -11,6 +11,7 @@ import { registerNotFound } from './plugins/not-found.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { clientErrorHandler, frameworkErrors, refuseConnectMethod, registerHostCheck } from './plugins/protocol-errors.js';
+import { registerRequestLog, type RequestLogMode } from './plugins/request-log.js';
 import { requestIdFrom } from './plugins/request-id.js';
 import { validatorCompiler } from './plugins/validation.js';
 import { AppError } from './errors.js';
@@ -56,6 +57,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key'], censor: '[redacted]' },
     },
+    // Request lines are written by registerRequestLog, as CODELOOM_REQUEST_LOG says.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
@@ -86,6 +89,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   registerNotFound(app);
   registerJsonParser(app);
   registerMetrics(app, ctx.metrics);
+  registerRequestLog(app, { mode: config.requestLog as RequestLogMode, sampleEvery: config.requestLogSample });
   await registerOpenApi(app, config.issuer!);
   registerAuthHook(app, ctx);
 

@@ -34,13 +34,15 @@ export interface Store {
 
 export function createStore(handle: DatabaseHandle): Store {
   const { db } = handle;
+  const generations = new GenerationsRepo(db, handle.dialect);
   return {
-    handle,
+    // Inserts still being group-committed are written before the database closes.
+    handle: { ...handle, close: () => generations.drain().then(() => handle.close()) },
     accounts: new AccountsRepo(db),
     sessions: new SessionsRepo(db),
     apiKeys: new ApiKeysRepo(db),
     signingKeys: new SigningKeysRepo(db),
-    generations: new GenerationsRepo(db),
+    generations,
     projects: new ProjectsRepo(db),
     agents: new OwnedDocumentsRepo<AgentData>(db, 'agents'),
     workflows: new OwnedDocumentsRepo<WorkflowData>(db, 'workflows'),

@@ -2,7 +2,6 @@ import { PLANS, type Environment, type Permission } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
-import { nowIso } from '../../storage/ids.js';
 import { TtlCache } from '../../storage/ttl-cache.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
@@ -94,14 +93,15 @@ export class CredentialResolver {
     if (!record || record.revoked_at || (await this.revocations.isRevoked(apiKeyRevocationId(record.id)))) {
       throw new AppError('invalid_token', 'The API key is unknown or was revoked.');
     }
-    const now = nowIso();
-    if (record.expires_at && record.expires_at <= now) throw new AppError('invalid_token', 'The API key has expired.');
+    const nowMs = Date.now();
+    if (record.expires_at && Date.parse(record.expires_at) <= nowMs) throw new AppError('invalid_token', 'The API key has expired.');
     if (record.environment === 'sandbox' && envHeader === 'production') {
       throw new AppError('forbidden', 'A test key (cl_test_…) cannot be used in production; drop X-Environment or use a live key.');
     }
     const account = await this.account(record.userId);
     if (!account) throw new AppError('invalid_token', 'The account of this key no longer exists.');
-    if (!record.last_used_at || Date.parse(now) - Date.parse(record.last_used_at) > TOUCH_EVERY_MS) {
+    if (!record.last_used_at || nowMs - Date.parse(record.last_used_at) > TOUCH_EVERY_MS) {
+      const now = new Date(nowMs).toISOString();
       record.last_used_at = now;
       this.store.apiKeys.touch(record.id, now).catch(() => { /* last-used time is advisory */ });
     }

@@ -1,7 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import crypto, { createHash, randomBytes } from 'node:crypto';
 import type { Environment } from '@codeloom/protocol';
 
-export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/** One-shot crypto.hash where Node has it: no Hash object per call (it runs on every API-key request). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+export const sha256 = oneShot
+  ? (value: string) => oneShot('sha256', value, 'hex')
+  : (value: string) => createHash('sha256').update(value).digest('hex');
 
 const KEY_PREFIX: Record<Environment, string> = { production: 'cl_live_', sandbox: 'cl_test_' };
 

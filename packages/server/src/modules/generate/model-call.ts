@@ -145,7 +145,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
         for await (const part of served.provider.stream(providerOptions(call, served))) {
           if (part.type === 'text') {
             pieces.push(part.text);
-            if (call.onText) await call.onText(part.text);
+            // Await only a real hold-back: awaiting a plain return value still costs a turn per token.
+            const held = call.onText?.(part.text);
+            if (held) await held;
           } else {
             usage = part.usage;
             finishReason = part.finishReason;

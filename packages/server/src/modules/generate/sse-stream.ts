@@ -28,15 +28,15 @@ export async function sendAsSse(
   // A server whose drain times out ends this stream with `shutting_down` (plugins/sse-streams.ts).
   const forget = request.server.sseStreams.add({ kind: 'generate', raw, id, stop: () => abort.abort() });
 
-  const write = async (frame: StreamEvent) => {
-    if (raw.destroyed || raw.writableEnded) return;
-    if (!raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) {
-      await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-    }
+  // A promise only when the client is behind: the model call awaits a returned hold-back, nothing otherwise.
+  const write = (frame: StreamEvent): Promise<void> | undefined => {
+    if (raw.destroyed || raw.writableEnded) return undefined;
+    if (raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) return undefined;
+    return Promise.race([once(raw, 'drain'), once(raw, 'close')]).then(() => undefined);
   };
 
   try {
-    const result = await work({ signal: abort.signal, onToken: (text) => write({ event: 'token', id, data: text }), onEvent: (e) => write({ event: e.event, id, data: e.data }) });
+    const result = await work({ signal: abort.signal, onToken: (text) => write({ event: 'token', id, data: text }), onEvent: async (e) => { await write({ event: e.event, id, data: e.data }); } });
     await write({ event: 'complete', id, data: result });
   } catch (error) {
     if (error instanceof CancelledError && abort.signal.aborted) {

@@ -62,6 +62,8 @@ export class SseReader {
 }
 
 function parseBlock(block: string): SseEvent | undefined {
+  // The common case (OpenAI-compatible servers): one `data: …` line and nothing else.
+  if (block.startsWith('data: ') && !block.includes('\n')) return { event: 'message', data: block.slice(6) };
   let event = 'message';
   let data: string | undefined;
   for (const line of block.split('\n')) {

@@ -19,6 +19,7 @@ import { ProviderError } from '../provider.js';
 import { UpstreamError, cancelledError, parseRetryAfter, withRetry } from '../retry.js';
 import { SseReader, type SseEvent } from './sse.js';
 import { nodeHttpFetch } from '../node-http-fetch.js';
+import { CallAbort } from '../call-abort.js';
 
 export type { SseEvent } from './sse.js';
 
@@ -38,7 +39,7 @@ export interface HttpProviderOptions {
 
 /** One attempt: owns the AbortController the fetch uses, the watchdog and the caller-signal link. */
 export class UpstreamCall {
-  private readonly controller = new AbortController();
+  private readonly controller = new CallAbort();
   private readonly timer: NodeJS.Timeout;
   private readonly onCallerAbort = () => this.controller.abort();
   /** True while we are blocked on the upstream (not while the consumer holds a part). */
@@ -62,6 +63,11 @@ export class UpstreamCall {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** What nodeHttpFetch is given as its signal: the light handle itself (see call-abort.ts). */
+  get handle(): AbortSignal {
+    return this.controller as unknown as AbortSignal;
   }
 
   /** About to block on the upstream: restart the idle window. */
@@ -217,7 +223,7 @@ function retryOptions(r: Runner) {
 
 async function send(r: Runner, call: UpstreamCall): Promise<Response> {
   const doFetch = r.options.fetch ?? nodeHttpFetch;
-  const res = await doFetch(r.spec.url, { method: 'POST', headers: r.spec.headers, body: JSON.stringify(r.spec.body), signal: call.signal });
+  const res = await doFetch(r.spec.url, { method: 'POST', headers: r.spec.headers, body: JSON.stringify(r.spec.body), signal: r.options.fetch ? call.signal : call.handle });
   if (res.ok) return res;
   const body = await res.text().catch(() => '');
   throw errorForStatus(res.status, body, r.options.apiKey, res.headers.get('retry-after'));

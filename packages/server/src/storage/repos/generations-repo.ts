@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Environment, GeneratedFile } from '@codeloom/protocol';
 import type { Database, GenerationsTable } from '../database.js';
+import { GroupCommit } from '../group-commit.js';
+import { MultiRowInsert } from '../multi-row-insert.js';
+import type { DialectName } from '../open-database.js';
 
 export interface GenerationRecord {
   id: string; userId: string; environment: Environment; projectId: string | null; model: string; language: string;
@@ -15,16 +18,37 @@ const toRecord = (r: GenerationsTable): GenerationRecord => ({
   completionTokens: Number(r.completion_tokens), processingMs: Number(r.processing_ms), finishReason: r.finish_reason, createdAt: r.created_at,
 });
 
-export class GenerationsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+const toRow = (g: GenerationRecord): GenerationsTable => ({
+  id: g.id, user_id: g.userId, environment: g.environment, project_id: g.projectId, model: g.model, language: g.language,
+  prompt: g.prompt, request: JSON.stringify(g.request), output: g.output, files: JSON.stringify(g.files), code: g.code,
+  prompt_tokens: g.promptTokens, completion_tokens: g.completionTokens, processing_ms: g.processingMs,
+  finish_reason: g.finishReason, created_at: g.createdAt,
+});
 
-  async insert(g: GenerationRecord): Promise<void> {
-    await this.db.insertInto('generations').values({
-      id: g.id, user_id: g.userId, environment: g.environment, project_id: g.projectId, model: g.model, language: g.language,
-      prompt: g.prompt, request: JSON.stringify(g.request), output: g.output, files: JSON.stringify(g.files), code: g.code,
-      prompt_tokens: g.promptTokens, completion_tokens: g.completionTokens, processing_ms: g.processingMs,
-      finish_reason: g.finishReason, created_at: g.createdAt,
-    }).execute();
+const COLUMNS = ['id', 'user_id', 'environment', 'project_id', 'model', 'language', 'prompt', 'request', 'output', 'files', 'code',
+  'prompt_tokens', 'completion_tokens', 'processing_ms', 'finish_reason', 'created_at'] as const satisfies readonly (keyof GenerationsTable)[];
+
+export class GenerationsRepo {
+  private readonly rows: MultiRowInsert<GenerationsTable>;
+  /** Concurrent inserts (one per generation answered) share one statement and one commit. */
+  private readonly commits: GroupCommit<GenerationsTable>;
+
+  constructor(private readonly db: Kysely<Database>, dialect: DialectName) {
+    this.rows = new MultiRowInsert<GenerationsTable>(dialect, 'generations', COLUMNS);
+    this.commits = new GroupCommit<GenerationsTable>({
+      writeBatch: async (rows) => { await this.db.executeQuery(this.rows.query(rows)); },
+      writeOne: async (row) => { await this.db.executeQuery(this.rows.query([row])); },
+    });
+  }
+
+  /** Resolves once the row is committed (with whichever other inserts were waiting at the same time). */
+  insert(g: GenerationRecord): Promise<void> {
+    return this.commits.submit(toRow(g));
+  }
+
+  /** Waits for inserts still being written (before the database is closed). */
+  drain(): Promise<void> {
+    return this.commits.drain();
   }
 
   /** Scoped by owner and environment: another account's generation is simply not found. */

@@ -7,7 +7,7 @@ export const COMMAND_HELP: Record<string, string> = {
   login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  They are stored only once the server has accepted them: a failed login keeps the previous one.\n  Without --password the password is read from the terminal (or one line of standard input).',
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials.',
   whoami: 'codeloom whoami\n  Show the signed-in account, plan, environment and permissions.',
-  keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339]\ncodeloom keys list [--page N] [--limit N]\ncodeloom keys revoke KEY_ID',
+  keys: 'codeloom keys create NAME [--scope read:code ...] [--expires RFC3339] [--rpm N] [--tpm N] [--monthly-tokens N]\ncodeloom keys list [--page N] [--limit N]\ncodeloom keys update KEY_ID [--name NAME] [--rpm N|none] [--tpm N|none] [--monthly-tokens N|none]\ncodeloom keys revoke KEY_ID\n  --rpm, --tpm, --monthly-tokens: the key\'s own limits (requests a minute, model tokens a minute, model tokens a calendar month),\n  each at most the plan\'s; none removes one. See docs/api.md "Per-key limits".',
   generate: 'codeloom generate "PROMPT" [--language ts] [--model M] [--context key=value ...] [--project PROJECT_ID] [--out DIR] [--verify] [--repair N]\n  Streams the generated text live, then lists the files; --out writes them. --verify runs the build and tests in the server\'s sandbox and prints the verdict (exit 1 when it failed); --repair N (0–3) lets the model fix a failure N times.',
   projects: 'codeloom projects list [--page N] [--limit N]\ncodeloom projects create NAME [--template ID] [--description TEXT]\ncodeloom projects files PROJECT_ID [PATH] [--page N] [--limit N]\ncodeloom projects templates',
   workflows: 'codeloom workflows create NAME --agent TYPE[:MODEL] ... [--config key=value ...]\ncodeloom workflows list [--page N] [--limit N]\ncodeloom workflows show WORKFLOW_ID\ncodeloom workflows delete WORKFLOW_ID\n  Agent types, in the order they work: planner, architect, coder, reviewer, tester, documenter\n  (--agent planner --agent coder:sandbox, or --agent planner,coder,reviewer). Run one: codeloom run WORKFLOW_ID "TASK".',
@@ -16,6 +16,7 @@ export const COMMAND_HELP: Record<string, string> = {
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
   eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
+  usage: 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]\n  Model calls and tokens of your account in this environment (--sandbox: the sandbox\'s), per UTC day (default), model or API key;\n  from and to are inclusive (default: the last 30 days). A table with a total row; --json prints the API\'s report.',
 };
 
 export const OVERVIEW = `codeloom — the Codeloom command line
@@ -24,7 +25,7 @@ Server side (same environment variables as the server):
   serve, migrate, admin set-plan EMAIL PLAN, admin users, eval --model M
 
 Client side (talks to a Codeloom server):
-  register, login, logout, whoami, keys create|list|revoke, generate, models,
+  register, login, logout, whoami, keys create|list|update|revoke, generate, models, usage,
   projects list|create|files|templates, workflows create|list|show|delete,
   agents create|list|show|delete, run, runs list|show|cancel
 

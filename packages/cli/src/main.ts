@@ -10,6 +10,7 @@ import { projects } from './commands/projects-command.js';
 import { register } from './commands/register-command.js';
 import { run } from './commands/run-command.js';
 import { runs } from './commands/runs-command.js';
+import { usage } from './commands/usage-command.js';
 import { workflows } from './commands/workflows-command.js';
 import { parsePaging } from './paging.js';
 
@@ -47,6 +48,12 @@ async function main(argv: string[]): Promise<number> {
       repair: { type: 'string' },
       samples: { type: 'string' },
       only: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      by: { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      'monthly-tokens': { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -70,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     case 'login': return login(flags, { ...(v.email ? { email: v.email } : {}), ...(v.password !== undefined ? { password: v.password } : {}), ...(v['api-key'] ? { apiKey: v['api-key'] } : {}) });
     case 'logout': return logout(flags);
     case 'whoami': return whoami(flags);
-    case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires, paging });
+    case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires, name: v.name, limits: { rpm: v.rpm, tpm: v.tpm, monthlyTokens: v['monthly-tokens'] }, paging });
     case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project, verify: v.verify, repair: v.repair });
     case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description, paging });
     case 'workflows': return workflows(flags, rest[0], rest.slice(1), { agent: v.agent, config: v.config, paging });
@@ -78,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
     case 'runs': return runs(flags, rest[0], rest.slice(1), { paging });
     case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project });
     case 'models': return models(flags);
+    case 'usage': return usage(flags, rest, { from: v.from, to: v.to, by: v.by });
     default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);
   }
 }

@@ -106,11 +106,49 @@ describe('codeloom (client commands)', () => {
     for (const f of run.body.data[0].result.files) expect(existsSync(join(out, f.path))).toBe(true);
   });
 
+  it('keys create/update/list carry per-key limits; bad limit values are usage errors', async () => {
+    const created = JSON.parse((await cli(['keys', 'create', 'batch', '--rpm', '30', '--tpm', '5000', '--monthly-tokens', '100000', '--json'])).stdout);
+    expect(created.limits).toEqual({ requests_per_minute: 30, tokens_per_minute: 5000, monthly_tokens: 100000 });
+    const updated = await cli(['keys', 'update', created.id, '--name', 'batch jobs', '--monthly-tokens', 'none', '--rpm', '10']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain('batch jobs  10 req/min, 5,000 tokens/min');
+    const listed = await cli(['keys', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`${created.id} .*batch jobs .*10 req/min, 5,000 tokens/min  last used`));
+    const over = await cli(['keys', 'update', created.id, '--tpm', '999999999']);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toMatch(/^codeloom: validation_failed:/);
+    expect((await cli(['keys', 'create', 'x', '--rpm', 'none'])).code).toBe(2);
+    expect((await cli(['keys', 'update', created.id])).code).toBe(2);
+    expect((await cli(['keys', 'revoke', created.id])).code).toBe(0);
+  });
+
+  it('usage prints a table per day, model or key, and the API report with --json', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const api = await request(`${t.url}/api/v1/usage?group_by=model`, { token: user.token });
+    expect(api.body.totals.requests).toBeGreaterThan(0); // the generate and run tests above made model calls
+    const json = await cli(['usage', '--by', 'model', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(api.body);
+    const byDay = await cli(['usage', '--from', today, '--to', today]);
+    expect(byDay.stdout).toContain(`Usage ${today} to ${today} (production), per day`);
+    const totals = (await request(`${t.url}/api/v1/usage?from=${today}&to=${today}`, { token: user.token })).body.totals;
+    const n = (x: number) => x.toLocaleString('en-US');
+    expect(byDay.stdout).toMatch(new RegExp(`^DAY +REQUESTS +FAILED +PROMPT +COMPLETION +TOTAL TOKENS$`, 'm'));
+    expect(byDay.stdout).toMatch(new RegExp(`^${today} +${n(totals.requests)} +${n(totals.failed_requests)} +${n(totals.prompt_tokens)} +${n(totals.completion_tokens)} +${n(totals.total_tokens)}$`, 'm'));
+    expect(byDay.stdout).toMatch(new RegExp(`^total +${n(totals.requests)} `, 'm'));
+    expect((await cli(['usage', '--by', 'api_key'])).stdout).toMatch(/^\(session \/ OAuth\) +\d/m);
+    expect((await cli(['usage', '--from', '2000-01-01', '--to', '2000-01-02'])).stdout).toContain('(no model calls in this period)');
+    const bad = await cli(['usage', '--from', today, '--to', '2000-01-01']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^codeloom: validation_failed:/);
+    expect((await cli(['usage', '--by', 'week'])).code).toBe(2);
+  });
+
   it('usage errors exit 2; --help works on every command', async () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['generate'])).code).toBe(2);
     expect((await cli(['--nope'])).code).toBe(2);
-    for (const c of ['register', 'login', 'logout', 'whoami', 'keys', 'generate', 'projects', 'workflows', 'agents', 'run', 'runs', 'models', 'serve', 'migrate', 'admin']) {
+    for (const c of ['register', 'login', 'logout', 'whoami', 'keys', 'generate', 'projects', 'workflows', 'agents', 'run', 'runs', 'models', 'usage', 'serve', 'migrate', 'admin']) {
       const h = await cli([c, '--help']);
       expect(h.code, c).toBe(0);
       expect(h.stdout).toContain(`codeloom ${c}`);

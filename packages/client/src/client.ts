@@ -1,6 +1,6 @@
 import {
   AgentsResource, ApiKeysResource, AuthResource, GenerationsResource, LanguagesResource, ModelsResource, ProjectsResource,
-  RunsResource, StreamResource, TemplatesResource, UserResource, WorkflowsResource, generate,
+  RunsResource, StreamResource, TemplatesResource, UsageResource, UserResource, WorkflowsResource, generate,
 } from './resources.js';
 import { splitArgs } from './options.js';
 import { Transport, resolveOptions } from './transport.js';
@@ -32,6 +32,7 @@ export class Codeloom {
   readonly apiKeys: ApiKeysResource;
   readonly models: ModelsResource;
   readonly languages: LanguagesResource;
+  readonly usage: UsageResource;
   private readonly transport: Transport;
 
   constructor(options?: CodeGenClientOptions);
@@ -53,6 +54,7 @@ export class Codeloom {
     this.apiKeys = new ApiKeysResource(t);
     this.models = new ModelsResource(t);
     this.languages = new LanguagesResource(t);
+    this.usage = new UsageResource(t);
   }
 
   /** The environment requests run in. */

@@ -8,7 +8,7 @@ import type {
   Agent, ApiKey, AuthSession, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey,
   ExecuteBody, GenerateParams, GenerationResult, LanguageInfo, ListParams, ModelInfo, ModelList, LoginParams, Page, Profile,
   Project, ProjectFile, ProjectFileInfo, RegisterParams, RequestOptions, StreamGenerateOptions, Success, Template,
-  UpdateProjectBody, VerifyResponse, Workflow,
+  UpdateApiKeyBody, UpdateProjectBody, UsageParams, UsageReport, VerifyResponse, Workflow,
 } from './types.js';
 
 const V1 = '/api/v1';
@@ -200,9 +200,22 @@ export class ApiKeysResource extends Paginated<ApiKey> {
   create(body: CreateApiKeyBody, options: RequestOptions = {}): Promise<CreatedApiKey> {
     return this.t.request(this.path, { ...options, method: 'POST', body });
   }
+  /** Renames a key or changes its own limits (`requests_per_minute`, `tokens_per_minute`, `monthly_tokens`; `null` removes one). */
+  update(id: string, body: UpdateApiKeyBody, options: RequestOptions = {}): Promise<ApiKey> {
+    return this.t.request(`${this.path}/${seg(id)}`, { ...options, method: 'PATCH', body });
+  }
   /** Revokes a key at once. */
   revoke(id: string, options: RequestOptions = {}): Promise<Success> {
     return this.t.request(`${this.path}/${seg(id)}`, { ...options, method: 'DELETE' });
+  }
+}
+
+export class UsageResource {
+  constructor(private readonly t: Transport) {}
+  /** Your model calls and tokens (`GET /api/v1/usage`): per UTC day (default), model or API key, `from`–`to` inclusive (default the last 30 days). */
+  get(params: UsageParams & RequestOptions = {}): Promise<UsageReport> {
+    const { from, to, group_by, ...options } = params;
+    return this.t.request(`${V1}/usage`, { ...options, query: { from, to, group_by } });
   }
 }
 

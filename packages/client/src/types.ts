@@ -1,15 +1,22 @@
 import type {
   Agent, ApiKey, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey, Environment,
   ExecuteBody, GenerateBody, GeneratedFile, GenerationResult as WireGenerationResult, LanguageInfo, ModelInfo, Pagination,
-  Profile, Project, ProjectFile, Run, RunStep, Template, UpdateProjectBody, VerifyResponse, Workflow,
+  Profile, Project, ProjectFile, Run, RunStep, Template, UpdateApiKeyBody, UpdateProjectBody, UsageQuery, UsageReport, UsageRow,
+  VerifyResponse, Workflow,
 } from '@codeloom/protocol';
 import type { CodeloomError } from './errors.js';
 
 export type {
   Agent, ApiKey, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey, Environment,
   ExecuteBody, GeneratedFile, LanguageInfo, ModelInfo, Pagination, Profile, Project, ProjectFile, Run, RunStep, Template,
-  UpdateProjectBody, VerifyResponse, Workflow,
+  UpdateApiKeyBody, UpdateProjectBody, UsageReport, UsageRow, VerifyResponse, Workflow,
 };
+
+/** Query of `usage.get()`: `from`/`to` as UTC days (`YYYY-MM-DD`) or RFC 3339 times, `group_by` `day` (default), `model` or `api_key`. */
+export type UsageParams = UsageQuery;
+
+/** An API key's own limits (null: the plan's alone). */
+export type ApiKeyLimits = ApiKey['limits'];
 
 /** How the client authenticates. Omit it to start signed out (then call `auth.login()` or `auth.register()`). */
 export type Credentials =

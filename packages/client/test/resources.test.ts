@@ -189,6 +189,32 @@ describe('every resource against a real server', () => {
     expect(await c.apiKeys.list().toArray()).toEqual([]);
   });
 
+  it('apiKeys limits (create, update, list) and usage.get per day, model and key', async () => {
+    const { client: c, ip } = await newUser(t);
+    const key = await c.apiKeys.create({ name: 'limited', requests_per_minute: 30, tokens_per_minute: 5000, monthly_tokens: 100_000 });
+    expect(key.limits).toEqual({ requests_per_minute: 30, tokens_per_minute: 5000, monthly_tokens: 100_000 });
+    const updated = await c.apiKeys.update(key.id, { name: 'limited 2', monthly_tokens: null, requests_per_minute: 10 });
+    expect(updated).toMatchObject({ id: key.id, name: 'limited 2', limits: { requests_per_minute: 10, tokens_per_minute: 5000, monthly_tokens: null } });
+    expect((await c.apiKeys.list().toArray())[0]!.limits).toEqual(updated.limits);
+    const over = await c.apiKeys.update(key.id, { tokens_per_minute: 10_000_000 }).catch(fail);
+    expect(over).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(await c.apiKeys.update('key_nope', { name: 'x' }).catch(fail)).toMatchObject({ status: 404, code: 'not_found' });
+
+    const viaKey = await clientFor(t, { apiKey: key.key }, {}, ip).generate({ prompt: 'word counter CLI', model: 'sandbox' });
+    const viaSession = await c.generate({ prompt: 'REST API for todos', model: 'sandbox' });
+    const today = new Date().toISOString().slice(0, 10);
+    const byDay = await c.usage.get({ from: today, to: today });
+    expect(byDay).toMatchObject({ from: today, to: today, group_by: 'day', data: [{ day: today, requests: 2, failed_requests: 0 }] });
+    expect(byDay.totals.total_tokens).toBe(byDay.totals.prompt_tokens + byDay.totals.completion_tokens);
+    expect(byDay.totals.total_tokens).toBeGreaterThan(0);
+    const byModel = await c.usage.get({ group_by: 'model' });
+    expect(byModel.data.map((r) => [r.model, r.requests])).toEqual([['sandbox', 2]]);
+    const byKey = await c.usage.get({ group_by: 'api_key' });
+    expect(byKey.data.map((r) => [r.api_key_id, r.requests]).sort()).toEqual([[key.id, 1], [null, 1]].sort());
+    expect(viaKey.tokens_used + viaSession.tokens_used).toBeGreaterThan(0);
+    expect(await c.usage.get({ from: today, to: '2000-01-01' }).catch(fail)).toMatchObject({ status: 400, code: 'validation_failed' });
+  });
+
   it('per-call timeout and AbortSignal', async () => {
     expect(await client.generate({ prompt: 'REST API for todos' }, { timeout: 1 }).catch(fail)).toMatchObject({ status: 0, code: 'timeout' });
     expect(await client.generate({ prompt: 'x' }, { signal: AbortSignal.abort() }).catch(fail)).toMatchObject({ status: 499, code: 'cancelled' });

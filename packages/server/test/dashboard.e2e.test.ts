@@ -71,8 +71,10 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect.poll(() => heading().textContent()).toBe('API keys');
 
-    // A production key: the secret (cl_live_…) shown once, with Copy.
+    // A production key with limits of its own: the secret (cl_live_…) shown once, with Copy.
     await page.getByLabel('Key name', { exact: true }).fill('ci');
+    await page.getByLabel('Requests per minute', { exact: true }).fill('30');
+    await page.getByLabel('Tokens per month', { exact: true }).fill('100000');
     await page.getByRole('button', { name: 'Create API key' }).click();
     const secret = page.getByRole('region', { name: /Your new key/ });
     const key = (await secret.locator('code').textContent())!;
@@ -82,9 +84,12 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await capture('api-keys-new');
     expect((await request(`${t.url}/api/v1/auth/verify`, { token: key, headers: { 'x-forwarded-for': nextIp() } })).status).toBe(200);
+    // One model call with the key, for the Usage page's per-key table.
+    expect((await request(`${t.url}/api/v1/generate`, { token: key, headers: { 'x-forwarded-for': nextIp() }, body: { prompt: 'word counter', model: 'sandbox' } })).status).toBe(200);
     await secret.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row', { name: /ci/ });
     await expect.poll(() => row.textContent()).toContain(key.slice(0, 12));
+    expect(await row.textContent()).toContain('30 requests/min · 100,000 tokens/month');
     // Shown once: after a reload (still signed in, by the cookie) the key's secret is nowhere on the page.
     await page.reload();
     await expect.poll(() => heading().textContent()).toBe('API keys');
@@ -126,9 +131,12 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await expect.poll(() => page.getByRole('status').filter({ hasText: /^Stopped/ }).count()).toBe(1);
     await fake.waitForAborts(1);
 
-    // Usage: a chart and tables from the generation history.
+    // Usage: a chart and tables from GET /api/v1/usage, per model and per key (the key's call, the session's).
     await go('Usage', 'Usage');
     await expect.poll(() => page.getByRole('group', { name: 'Usage by model' }).textContent()).toContain('gpt-test');
+    const byKey = (await page.getByRole('group', { name: 'Usage by key' }).textContent())!;
+    expect(byKey).toContain(`ci (${key.slice(0, 12)}`);
+    expect(byKey).toContain('Session or OAuth (no key)');
     await expect(page.getByRole('img', { name: /Tokens per day/ }).isVisible()).resolves.toBe(true);
     await capture('usage');
 

@@ -1,62 +1,57 @@
-import type { Codeloom } from '@codeloom/client';
+import type { Codeloom, UsageReport as ApiUsageReport } from '@codeloom/client';
 
 /**
- * What the Usage page shows, whatever it is computed from. Today the
- * source is the generation history (GET /api/v1/generations); once
- * GET /api/v1/usage exists, a second UsageSource that calls it replaces
- * `historyUsage` here and the page stays as it is.
+ * What the Usage page shows, whatever it is computed from. The source is
+ * GET /api/v1/usage (through the SDK's `usage.get()`): every model call of the
+ * account in the chosen environment — REST, SSE, the channel, runs, the
+ * OpenAI-compatible routes — failed and cancelled ones included.
  */
-export interface UsageRow { label: string; requests: number; tokens: number }
+export interface UsageRow { label: string; requests: number; tokens: number; failed?: number }
 export interface UsageReport {
   days: UsageRow[];          // one per day of the period, oldest first (label: YYYY-MM-DD)
   byModel: UsageRow[];
   byKey: UsageRow[] | null;  // null: the source does not know which key made a request
-  totals: { requests: number; tokens: number };
+  totals: { requests: number; tokens: number; failed?: number };
   source: string;
   truncated: boolean;
 }
 export type UsageSource = (client: Codeloom, days: number) => Promise<UsageReport>;
 
-const MAX_PAGES = 20; // 2 000 generations: enough for a chart, bounded for the browser
-const dayOf = (iso: string) => iso.slice(0, 10);
+const DAY_MS = 86_400_000;
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+const row = (label: string, r: ApiUsageReport['data'][number]): UsageRow => ({ label, requests: r.requests, tokens: r.total_tokens, failed: r.failed_requests });
+const byTokens = (a: UsageRow, b: UsageRow) => b.tokens - a.tokens || a.label.localeCompare(b.label);
 
-function rowsOf(map: Map<string, UsageRow>): UsageRow[] {
-  return [...map.values()].sort((a, b) => b.tokens - a.tokens || a.label.localeCompare(b.label));
-}
-
-function add(map: Map<string, UsageRow>, label: string, tokens: number) {
-  const row = map.get(label) ?? { label, requests: 0, tokens: 0 };
-  row.requests++;
-  row.tokens += tokens;
-  map.set(label, row);
-}
-
-export const historyUsage: UsageSource = async (client, days) => {
+/** The last `days` UTC days, today included: per day (zero days filled in), per model and per API key (named by the account's keys). */
+export const endpointUsage: UsageSource = async (client, days) => {
   const now = new Date();
-  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
-  const perDay = new Map<string, UsageRow>();
+  const to = dayOf(now);
+  const from = dayOf(new Date(Date.parse(`${to}T00:00:00Z`) - (days - 1) * DAY_MS));
+  const query = { from, to } as const;
+  const [perDay, perModel, perKey, keys] = await Promise.all([
+    client.usage.get({ ...query, group_by: 'day' }),
+    client.usage.get({ ...query, group_by: 'model' }),
+    client.usage.get({ ...query, group_by: 'api_key' }),
+    client.apiKeys.page(1, { limit: 100 }).then((p) => p.data, () => []),
+  ]);
+  const counted = new Map(perDay.data.map((r) => [r.day ?? '', r]));
+  const dayRows: UsageRow[] = [];
   for (let i = 0; i < days; i++) {
-    const label = dayOf(new Date(from.getTime() + i * 86_400_000).toISOString());
-    perDay.set(label, { label, requests: 0, tokens: 0 });
+    const label = dayOf(new Date(Date.parse(`${from}T00:00:00Z`) + i * DAY_MS));
+    const r = counted.get(label);
+    dayRows.push(r ? row(label, r) : { label, requests: 0, tokens: 0, failed: 0 });
   }
-  const byModel = new Map<string, UsageRow>();
-  let truncated = false;
-  let requests = 0;
-  let tokens = 0;
-  outer: for (let page = 1; ; page++) {
-    const batch = await client.generations.page(page, { limit: 100 });
-    for (const g of batch.data) {
-      if (!g.created_at || g.created_at < from.toISOString()) break outer; // newest first: the rest is older
-      const day = perDay.get(dayOf(g.created_at));
-      if (day) { day.requests++; day.tokens += g.tokens_used; }
-      add(byModel, g.model, g.tokens_used);
-      requests++;
-      tokens += g.tokens_used;
-    }
-    if (page >= batch.pagination.total_pages) break;
-    if (page >= MAX_PAGES) { truncated = true; break; }
-  }
-  return { days: [...perDay.values()], byModel: rowsOf(byModel), byKey: null, totals: { requests, tokens }, source: 'generation history', truncated };
+  const names = new Map(keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]));
+  const keyLabel = (id: string | null | undefined) => (id ? names.get(id) ?? `Key ${id} (revoked)` : 'Session or OAuth (no key)');
+  const t = perDay.totals;
+  return {
+    days: dayRows,
+    byModel: perModel.data.map((r) => row(r.model ?? '', r)).sort(byTokens),
+    byKey: perKey.data.map((r) => row(keyLabel(r.api_key_id), r)).sort(byTokens),
+    totals: { requests: t.requests, tokens: t.total_tokens, failed: t.failed_requests },
+    source: 'usage records (GET /api/v1/usage)',
+    truncated: false,
+  };
 };
 
-export const usageSource: UsageSource = historyUsage;
+export const usageSource: UsageSource = endpointUsage;

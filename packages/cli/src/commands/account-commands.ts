@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { clientFor, print, resolveBaseUrl, UsageError, type GlobalFlags } from '../cli-context.js';
 import { clearCredentials, credentialsPath, loadCredentials, saveCredentials } from '../credentials-store.js';
 import { printPage, type Paging } from '../paging.js';
+import { describeLimits, parseKeyLimits, type KeyLimitFlags } from './key-limits.js';
 
 export async function readSecret(prompt: string): Promise<string> {
   if (!process.stdin.isTTY) {
@@ -65,27 +66,35 @@ export async function whoami(flags: GlobalFlags): Promise<number> {
   return 0;
 }
 
-export async function keys(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { scopes?: string[] | undefined; expires?: string | undefined; paging: Paging }): Promise<number> {
+const KEYS_USAGE = 'codeloom keys create|list|update|revoke (see codeloom keys --help)';
+
+export async function keys(flags: GlobalFlags, sub: string | undefined, args: string[], opts: { scopes?: string[] | undefined; expires?: string | undefined; name?: string | undefined; limits: KeyLimitFlags; paging: Paging }): Promise<number> {
+  if (sub !== 'create' && sub !== 'list' && sub !== 'update' && sub !== 'revoke') throw new UsageError(KEYS_USAGE);
+  const limits = parseKeyLimits(opts.limits, sub === 'update');
   const client = clientFor(flags);
   if (sub === 'create') {
     const name = args[0];
-    if (!name) throw new UsageError('codeloom keys create NAME [--scope read:code ...] [--expires 2027-01-01T00:00:00Z]');
-    const key = await client.apiKeys.create({ name, ...(opts.scopes?.length ? { scopes: opts.scopes as never } : {}), ...(opts.expires ? { expires_at: opts.expires } : {}), ...(flags.sandbox ? { environment: 'sandbox' as const } : {}) });
-    print(flags, key, `${key.key}\n(${key.id}; shown this once — store it now)`);
+    if (!name) throw new UsageError('codeloom keys create NAME [--scope read:code ...] [--expires 2027-01-01T00:00:00Z] [--rpm N] [--tpm N] [--monthly-tokens N]');
+    const key = await client.apiKeys.create({ name, ...(opts.scopes?.length ? { scopes: opts.scopes as never } : {}), ...(opts.expires ? { expires_at: opts.expires } : {}), ...(flags.sandbox ? { environment: 'sandbox' as const } : {}), ...limits });
+    print(flags, key, `${key.key}\n(${key.id}; ${describeLimits(key.limits)}; shown this once — store it now)`);
     return 0;
   }
   if (sub === 'list') {
     const page = await client.apiKeys.page(opts.paging.page, { limit: opts.paging.limit });
-    printPage(flags, page, (k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.scopes.join(',')}  last used ${k.last_used_at ?? 'never'}`, '(no keys)');
+    printPage(flags, page, (k) => `${k.id}  ${k.prefix}…  ${k.name}  ${k.scopes.join(',')}  ${describeLimits(k.limits)}  last used ${k.last_used_at ?? 'never'}`, '(no keys)');
     return 0;
   }
-  if (sub === 'revoke') {
-    if (!args[0]) throw new UsageError('codeloom keys revoke KEY_ID');
-    await client.apiKeys.revoke(args[0]);
-    print(flags, { success: true, id: args[0] }, `Revoked ${args[0]}.`);
+  if (sub === 'update') {
+    const body = { ...(opts.name !== undefined ? { name: opts.name } : {}), ...limits };
+    if (!args[0] || !Object.keys(body).length) throw new UsageError('codeloom keys update KEY_ID [--name NAME] [--rpm N|none] [--tpm N|none] [--monthly-tokens N|none]');
+    const key = await client.apiKeys.update(args[0], body);
+    print(flags, key, `${key.id}  ${key.name}  ${describeLimits(key.limits)}`);
     return 0;
   }
-  throw new UsageError('codeloom keys create|list|revoke');
+  if (!args[0]) throw new UsageError('codeloom keys revoke KEY_ID');
+  await client.apiKeys.revoke(args[0]);
+  print(flags, { success: true, id: args[0] }, `Revoked ${args[0]}.`);
+  return 0;
 }
 
 export async function models(flags: GlobalFlags): Promise<number> {

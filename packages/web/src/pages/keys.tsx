@@ -1,5 +1,6 @@
 import type { ApiKey, CreatedApiKey } from '@codeloom/client';
 import { useEffect, useState } from 'preact/hooks';
+import { KeyLimitInputs, formatLimits, limitsFrom } from '../components/key-limits.js';
 import { Confirm, ErrorText, SecretOnce, Select } from '../components/ui.js';
 import { formatDate, useLoad, useSession } from '../hooks.js';
 import { api, messageOf } from '../session.js';
@@ -32,6 +33,7 @@ export function KeysPage() {
       const key = await api().apiKeys.create({
         name: String(form.get('name')), scopes, environment,
         ...(days ? { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
+        ...limitsFrom(form),
       });
       setCreated(key);
       formEl.reset();
@@ -77,6 +79,7 @@ export function KeysPage() {
             ))}
           </fieldset>
           <Select id="expiry" label="Expires">{EXPIRY.map(([label, days]) => <option key={label} value={days ?? ''}>{label}</option>)}</Select>
+          <KeyLimitInputs profile={profile.data} sandbox={environment === 'sandbox'} />
           <ErrorText message={error} />
           <button type="submit" disabled={busy}>Create API key</button>
         </form>
@@ -89,13 +92,14 @@ export function KeysPage() {
         {keys.data && keys.data.length > 0 && (
           <div class="table-wrap" tabIndex={0} role="group" aria-label="API keys table">
             <table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+              <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Limits</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
               <tbody>
                 {keys.data.map((k) => (
                   <tr key={k.id}>
                     <th scope="row">{k.name}</th>
                     <td><code>{k.prefix}…</code></td>
                     <td>{k.scopes.join(', ')}</td>
+                    <td>{formatLimits(k.limits)}</td>
                     <td>{formatDate(k.created_at)}</td>
                     <td>{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
                     <td>{k.expires_at ? formatDate(k.expires_at) : 'Never'}</td>

@@ -37,10 +37,10 @@ function Table({ caption, rows, first }: { caption: string; rows: UsageRow[]; fi
     <div class="table-wrap" tabIndex={0} role="group" aria-label={caption}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
-        <thead><tr><th scope="col">{first}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Tokens</th></tr></thead>
+        <thead><tr><th scope="col">{first}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Tokens</th></tr></thead>
         <tbody>
-          {rows.length === 0 && <tr><td colSpan={3} class="muted">Nothing in this period.</td></tr>}
-          {rows.map((r) => <tr key={r.label}><th scope="row">{r.label}</th><td class="num">{r.requests}</td><td class="num">{r.tokens.toLocaleString('en')}</td></tr>)}
+          {rows.length === 0 && <tr><td colSpan={4} class="muted">Nothing in this period.</td></tr>}
+          {rows.map((r) => <tr key={r.label}><th scope="row">{r.label}</th><td class="num">{r.requests}</td><td class="num">{r.failed ?? '—'}</td><td class="num">{r.tokens.toLocaleString('en')}</td></tr>)}
         </tbody>
       </table>
     </div>
@@ -71,18 +71,19 @@ export function UsagePage() {
         <>
           <dl class="facts" aria-label="Totals">
             <div><dt>Requests</dt><dd>{r.totals.requests}</dd></div>
+            {r.totals.failed !== undefined && <div><dt>Failed</dt><dd>{r.totals.failed}</dd></div>}
             <div><dt>Tokens</dt><dd>{r.totals.tokens.toLocaleString('en')}</dd></div>
             <div><dt>Environment</dt><dd>{environment}</dd></div>
           </dl>
           <Chart days={r.days} metric={metric} />
-          <p class="muted">From your {r.source} in the {environment} environment{r.truncated ? ' (the latest 2 000 generations only)' : ''}.</p>
+          <p class="muted">From the {r.source} of the {environment} environment: every model call, failed and cancelled ones included; days are UTC.{r.truncated ? ' (Partial figures.)' : ''}</p>
           <h2>By day</h2>
           <Table caption="Usage by day" first="Day" rows={[...r.days].reverse().filter((d) => d.requests > 0)} />
           <h2>By model</h2>
           <Table caption="Usage by model" first="Model" rows={r.byModel} />
           <h2>By key</h2>
           {r.byKey ? <Table caption="Usage by key" first="Key" rows={r.byKey} />
-            : <p class="muted">Per-key figures come with the usage endpoint (GET /api/v1/usage); the generation history does not record which key made a request.</p>}
+            : <p class="muted">This source does not record which key made a request.</p>}
         </>
       )}
     </>

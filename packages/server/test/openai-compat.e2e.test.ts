@@ -195,7 +195,8 @@ describe('errors in OpenAI\'s shape', () => {
   it('odd but valid bodies are answered; the ones OpenAI would refuse are 400s naming the parameter once', async () => {
     for (const body of [
       { messages: [{ role: 'assistant', content: 'hi' }] }, { messages: [{ role: 'user', content: null }] }, { messages: [{ role: 'user', content: [] }] },
-      { messages: [{ role: 'user', content: '' }], max_tokens: 1 }, { messages: [{ role: 'user', content: 'x' }], stop: [] }, { messages: [{ role: 'user', content: '\u0000\ud800' }] },
+      { messages: [{ role: 'user', content: '' }], max_tokens: 1 }, { messages: [{ role: 'user', content: 'x' }], stop: [] },
+      { messages: [{ role: 'user', content: '\ud800 lone surrogate' }] },
     ]) expect((await request(`${t.url}/openai/v1/chat/completions`, { token: key, body })).status, JSON.stringify(body)).toBe(200);
     const refused: Array<[string, unknown, string, string]> = [
       ['chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role', 'messages[0].role must be one of: system, developer, user, assistant'],
@@ -204,6 +205,11 @@ describe('errors in OpenAI\'s shape', () => {
       ['completions', { prompt: ['a', 'b'] }, 'prompt', 'prompt must be a string (or an array of one string)'],
       ['completions', { prompt: 'x', echo: true }, 'echo', 'echo must be false (echo is not supported)'],
     ];
+    // NUL is refused in every field of every route (docs/api.md), here in OpenAI's error shape.
+    const nul = await request(`${t.url}/openai/v1/chat/completions`, { token: key, body: { messages: [{ role: 'user', content: 'a\u0000b' }] } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect(nul.body.error.message).toMatch(/NUL|control/i);
     for (const [route, body, param, message] of refused) {
       const res = await request(`${t.url}/openai/v1/${route}`, { token: key, body });
       expect(res.status, JSON.stringify(body)).toBe(400);

@@ -1,3 +1,4 @@
+import { ChannelRenewal } from './channel-renewal.js';
 import { CodeloomError, errorFromFrame } from './errors.js';
 import type { Transport } from './transport.js';
 
@@ -46,8 +47,14 @@ export class Channel {
   private readonly buffered: Frame[] = [];
   private closedWith: CodeloomError | undefined;
   private closing = false;
+  private renewal: ChannelRenewal | undefined;
 
   constructor(private readonly ws: SocketLike) {}
+
+  /** @internal after `connected`: keeps a session credential alive by sending fresh `auth` frames before it expires. */
+  keepAlive(transport: Transport, token: string): void {
+    this.renewal = new ChannelRenewal(transport, token, (frame) => this.send(frame));
+  }
 
   listen(onFrame: FrameListener, onClose: CloseListener): void {
     this.listener = onFrame;
@@ -58,14 +65,17 @@ export class Channel {
 
   /** @internal */
   deliver(frame: Frame): void {
+    if (this.renewal?.reply(frame)) return;
     if (this.listener) this.listener(frame);
     else this.buffered.push(frame);
   }
 
   /** @internal the socket closed after `connected` */
   closed(code: number, reason: string): void {
+    this.renewal?.stop();
     if (this.closing) return;
-    this.closedWith = CodeloomError.client('connection_error', `The streaming connection closed (${code}${reason ? ` ${reason}` : ''}).`);
+    // 4401: the credential expired or was revoked; its error frame may have been taken for the answer to a renewal.
+    this.closedWith = code === 4401 && this.renewal?.refusal?.status === 401 ? this.renewal.refusal : CodeloomError.client('connection_error', `The streaming connection closed (${code}${reason ? ` ${reason}` : ''}).`);
     this.onClose?.(this.closedWith);
   }
 
@@ -81,6 +91,7 @@ export class Channel {
   close(): void {
     if (this.closing) return;
     this.closing = true;
+    this.renewal?.stop();
     try { this.ws.close(1000, 'done'); } catch { /* already closed */ }
   }
 }
@@ -94,7 +105,8 @@ export function streamUrl(baseUrl: string): string {
  * works in browsers, where the upgrade cannot carry headers). In the sandbox
  * the `X-Environment` header is passed as the `ws` package's options
  * argument (browsers ignore it; see the README). A session token that has
- * expired is refreshed before connecting, or once after the server refuses it as expired.
+ * expired is refreshed before connecting, or once after the server refuses it as expired;
+ * while the connection is open it is renewed before it expires (channel-renewal.ts).
  */
 export async function openChannel(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<Channel> {
   const Ctor = transport.options.WebSocket;
@@ -146,6 +158,7 @@ function connectOnce(transport: Transport, token: string, options: { signal?: Ab
       if (frame.event === 'connected') {
         connected = true;
         cleanup();
+        channel.keepAlive(transport, token);
         resolve(channel);
       } else if (frame.event === 'error') {
         refusal = errorFromFrame(frame.data);

@@ -100,6 +100,8 @@ export class Transport {
   private apiKey: string | undefined;
   private accessToken: string | undefined;
   private refreshToken: string | undefined;
+  /** `Date.now()`-based expiry of `accessToken` from the auth response's `expiresIn`, when it said. */
+  private accessExpiresAt: number | undefined;
   private refreshing: Promise<AuthSession> | undefined;
 
   constructor(readonly options: ResolvedOptions, credentials: Credentials | undefined) {
@@ -135,12 +137,14 @@ export class Transport {
   async adopt(session: AuthSession): Promise<void> {
     this.apiKey = undefined;
     this.accessToken = session.accessToken;
+    this.accessExpiresAt = session.expiresAt;
     if (session.refreshToken) this.refreshToken = session.refreshToken;
     await this.options.onTokens?.({ accessToken: this.accessToken, refreshToken: this.refreshToken });
   }
 
   clearSession(): void {
     this.accessToken = undefined;
+    this.accessExpiresAt = undefined;
     this.refreshToken = undefined;
   }
 
@@ -188,6 +192,18 @@ export class Transport {
   async refreshAfterExpiry(usedToken: string | undefined, signal?: AbortSignal): Promise<void> {
     if (usedToken !== undefined && this.accessToken !== usedToken) return; // already refreshed by another call
     await this.refresh(undefined, signal ? { signal } : {});
+  }
+
+  /**
+   * When the session access token `token` expires (ms, `Date.now()` based):
+   * the earlier of its JWT `exp` and the `expiresIn` of the response that
+   * brought it. Undefined for API keys (never decoded) and tokens of unknown expiry.
+   */
+  expiryOf(token: string): number | undefined {
+    if (this.apiKey !== undefined || token.startsWith('cl_')) return undefined;
+    const exp = jwtExpiry(token);
+    const known = [exp === undefined ? undefined : exp * 1000, token === this.accessToken ? this.accessExpiresAt : undefined].filter((v): v is number => v !== undefined);
+    return known.length ? Math.min(...known) : undefined;
   }
 
   /** Refreshes first when the access token is a JWT that has expired or will within `skewSec` (before opening a WebSocket, where a refused credential costs a reconnect). */

@@ -1,6 +1,6 @@
 /**
  * Usage accounting (GET /api/v1/usage, docs/api.md "Usage"): every model call — POST /generate as JSON
- * and SSE, the WebSocket channel, the OpenAI-compatible routes — is counted by account, API key, model and
+ * and SSE, the WebSocket channel, the OpenAI-compatible routes, each step of a run — is counted by account, API key, model and
  * day, failed calls included; the totals equal the sum of the generations the test made, per key and per
  * model, on SQLite and on PostgreSQL.
  */
@@ -93,6 +93,24 @@ function usageSuite(dialect: 'sqlite' | 'postgres') {
     const { token: other } = await registerUser(t.url, { ip: nextIp() });
     expect((await request(`${t.url}/api/v1/usage`, { token: other })).body).toMatchObject({ data: [], totals: { requests: 0 } });
     expect((await request(`${t.url}/api/v1/usage`, { token: session, headers: { 'x-environment': 'sandbox' } })).body.totals.requests).toBe(0);
+  });
+
+  it('counts every step of a workflow run, equal to the run\'s tokens_used', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const wf = await request(`${t.url}/api/v1/agents/create`, { token, body: { name: 'two steps', agents: [{ type: 'planner', model: 'sandbox' }, { type: 'coder', model: 'sandbox' }] } });
+    expect(wf.status, wf.text).toBe(201);
+    const queued = await request(`${t.url}/api/v1/workflows/${wf.body.id}/execute`, { token, body: { task: 'CLI for notes' } });
+    expect(queued.status, queued.text).toBe(202);
+    let run: any;
+    for (let i = 0; i < 60; i++) { // within the account's 100 requests a minute
+      run = (await request(`${t.url}/api/v1/runs/${queued.body.id}`, { token })).body;
+      if (['succeeded', 'failed', 'cancelled'].includes(run.status)) break;
+      await new Promise((r) => setTimeout(r, i < 10 ? 30 : 250));
+    }
+    expect(run.status).toBe('succeeded');
+    expect(run.tokens_used).toBeGreaterThan(0);
+    const usage = await request(`${t.url}/api/v1/usage?group_by=model`, { token });
+    expect(usage.body.data).toEqual([expect.objectContaining({ model: 'sandbox', requests: run.steps.length, failed_requests: 0, total_tokens: run.tokens_used })]);
   });
 
   it('validates the range: bad dates, from after to and unknown group_by are 400s; a past range is empty', async () => {

@@ -113,6 +113,17 @@ function usageSuite(dialect: 'sqlite' | 'postgres') {
     expect(usage.body.data).toEqual([expect.objectContaining({ model: 'sandbox', requests: run.steps.length, failed_requests: 0, total_tokens: run.tokens_used })]);
   });
 
+  it('30 concurrent calls (counted in shared commits) are all counted, tokens included', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const sandbox = { 'x-environment': 'sandbox' };
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      request(`${t.url}/api/v1/generate`, { token, headers: sandbox, body: { prompt: `hello world script ${i}`, language: 'bash', max_tokens: 300 } })));
+    expect(answers.map((r) => r.status)).toEqual(Array(30).fill(200));
+    const tokens = answers.reduce((n, r) => n + r.body.usage.prompt_tokens + r.body.usage.completion_tokens, 0);
+    const usage = await request(`${t.url}/api/v1/usage`, { token, headers: sandbox });
+    expect(usage.body.totals).toMatchObject({ requests: 30, failed_requests: 0, total_tokens: tokens });
+  });
+
   it('validates the range: bad dates, from after to and unknown group_by are 400s; a past range is empty', async () => {
     const { token } = await registerUser(t.url, { ip: nextIp() });
     for (const q of ['from=yesterday', 'to=2026-02-30', 'from=2026-05-02&to=2026-05-01', 'group_by=week', 'from=2020-01-01&to=2026-01-01', 'extra=1']) {

@@ -22,7 +22,7 @@ interface Pending<T> {
  * out on the next turn (no timer, so no added wait beyond one turn).
  *
  * A failed batch fails no one by itself: when the database is reachable (a constraint refused some row),
- * every item is written again alone and gets its own outcome; when the database is down, every item gets
+ * every item is written again alone, in submission order, and gets its own outcome; when the database is down, every item gets
  * that error (writing them one by one would only wait for the same outage N times).
  */
 export class GroupCommit<T> {
@@ -74,7 +74,8 @@ export class GroupCommit<T> {
         for (const p of batch) p.reject(error);
         return;
       }
-      await Promise.all(batch.map((p) => this.options.writeOne(p.item).then(p.resolve, p.reject)));
+      // One by one, in the order they were submitted: of two writes that conflict, the earlier one wins.
+      for (const p of batch) await this.options.writeOne(p.item).then(p.resolve, p.reject);
     }
   }
 }

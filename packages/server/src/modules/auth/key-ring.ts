@@ -8,6 +8,7 @@ import { nowIso } from '../../storage/ids.js';
 import { AppError } from '../../errors.js';
 
 const ALG = 'EdDSA';
+const FIRST_KID = 'ed25519-1';
 
 export interface AccessClaims extends JWTPayload {
   sub: string;
@@ -37,7 +38,9 @@ export class KeyRing {
     let rows = await this.repo.list();
     if (rows.length === 0) {
       const { privateKey, publicKey } = await generateKeyPair(ALG, { crv: 'Ed25519', extractable: true });
-      const kid = randomUUID();
+      // The first key has a fixed kid: instances starting together on an empty database all try to insert it,
+      // one insert wins (the others are no-ops on the primary key) and every instance loads that one key.
+      const kid = FIRST_KID;
       const pub = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
       const priv = { ...(await exportJWK(privateKey)), kid, alg: ALG };
       await this.repo.insert({ kid, alg: ALG, private_jwk: JSON.stringify(priv), public_jwk: JSON.stringify(pub), created_at: nowIso() });

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { ConfigError } from './config/load-config.js';
 
 /** A start-up step failed because of one setting: the server says which, and why, in one line. */
@@ -24,21 +23,6 @@ export async function atStartup<T>(setting: string, work: () => Promise<T>): Pro
   } catch (error) {
     if (error instanceof StartupError) throw error;
     throw new StartupError(setting, reasonOf(error));
-  }
-}
-
-/** Connects to Redis at start: the refusal is the REDIS_URL's fault, and ioredis must not print its own "Unhandled error event" stack. */
-export async function connectRedisAtStart(redis: Redis): Promise<void> {
-  let last: unknown;
-  const remember = (error: unknown) => { last = error; };
-  redis.on('error', remember);
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new StartupError('REDIS_URL', reasonOf(last ?? error));
-  } finally {
-    redis.off('error', remember);
   }
 }
 

@@ -10,7 +10,7 @@ import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
 import type { Principal } from '../auth/principal.js';
 import { paginate, type Page } from '../pagination.js';
 import { buildGenerationMessages } from './generation-prompt.js';
-import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageEntry, type UsageMeter } from './model-call.js';
+import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageMeter } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
@@ -114,7 +114,7 @@ export class GenerationService {
       hints: { language: requested, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}) },
     };
     // Reserved last, so a refused request holds nothing; a 429 here is still a plain HTTP answer on the SSE path.
-    const reservation = await reserveModelCall(this.limiter.spend, call);
+    const reservation = await this.reserveCall(call);
     return { model: effective, language: requested, messages, body, call, reservation };
   }
 
@@ -127,15 +127,6 @@ export class GenerationService {
     return callModel(this.limiter.spend, call, this.meter);
   }
 
-  /**
-   * Counts a model call made outside `callModel` in usage accounting (`callModel` counts its own). For run
-   * steps not yet on `callModel`: `generation.recordUsage({ subject: principal, model: model.id,
-   * promptTokens, completionTokens, outcome: 'succeeded' | 'failed' | 'cancelled' })`.
-   */
-  async recordUsage(entry: UsageEntry): Promise<void> {
-    await this.meter?.record(entry);
-  }
-
   /** Holds a call's tokens ahead of `callModel({ ...call, reservation })` (e.g. before announcing a step); 429 `rate_limited` holds nothing. */
   reserveCall(call: ModelCall): Promise<TokenReservation> {
     return reserveModelCall(this.limiter.spend, call);
@@ -145,10 +136,10 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
-    const first = await callModel(this.limiter.spend, {
+    const first = await this.callModel({
       ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
       ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
-    }, this.meter);
+    });
     if (options.timing) Object.assign(options.timing, { upstreamMs: first.upstreamMs, totalMs: performance.now() - started });
     let { text: output } = first;
     const usage = { ...first.usage };
@@ -158,7 +149,7 @@ export class GenerationService {
     const checked = verify ? await verifyAndRepair({
       verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
       // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
-      callModel: (messages) => callModel(this.limiter.spend, { ...call, messages, signal: options.signal, onText: options.onToken }, this.meter),
+      callModel: (messages) => this.callModel({ ...call, messages, signal: options.signal, onText: options.onToken }),
       signal: options.signal, onEvent: options.onEvent,
     }) : undefined;
     if (checked) {

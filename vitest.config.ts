@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@codeloom/protocol': src('protocol'),
+      '@codeloom/sandbox-model': src('sandbox-model'),
       '@codeloom/server': src('server'),
     },
   },

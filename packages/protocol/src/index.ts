@@ -11,3 +11,5 @@ export * from './schemas/usage.js';
 export * from './schemas/openai.js';
 export * from './schemas/verify.js';
 export * from './schemas/verify-info.js';
+export * from './languages.js';
+export * from './agent-prompt-format.js';

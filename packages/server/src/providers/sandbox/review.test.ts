@@ -1,8 +1,8 @@
 import type { AgentType, RunStep } from '@codeloom/protocol';
+import { coderOutputs, fencedPaths, readConversation } from '@codeloom/sandbox-model';
 import { describe, expect, it } from 'vitest';
 import { parseFencedFiles } from '../../modules/generate/parse-fenced-files.js';
 import { buildAgentMessages, parseVerdict } from '../../modules/runs/agent-prompts.js';
-import { coderOutputs, fencedPaths, readConversation } from './conversation.js';
 import { createSandboxProvider } from './sandbox-provider.js';
 
 const sandbox = createSandboxProvider();

@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** `tsc -b` is incremental: it rebuilds only what changed, and is quick when nothing did. */
+/**
+ * `tsc -b` is incremental: it rebuilds only what changed, and is quick when nothing did. packages/cli's project
+ * references pull in every package it runs on: protocol, sandbox-model, server and client.
+ */
 export function buildIfNeeded() {
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
   // tsc's messages go to stderr: standard output belongs to the command run after the build (`npm run --silent cli -- … --json`).

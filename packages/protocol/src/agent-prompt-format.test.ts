@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { asksForChanges, isReview, parseVerdict, readAgentPrompt, reviewFindings, writeAgentPrompt, writeReview } from './agent-prompt-format.js';
+
+describe('the agent prompt format', () => {
+  it('writes the task, the language, the requirements and the earlier outputs, and reads them back', () => {
+    const text = writeAgentPrompt({
+      task: 'REST API for todos\nwith paging', language: 'go', requirements: { framework: 'none', includeTests: true },
+      earlier: [{ agent: 'planner', index: 0, iteration: 0, output: '1. plan' }, { agent: 'coder', index: 1, iteration: 1, output: '```go main.go\npackage main\n```' }],
+    });
+    expect(text).toBe('Task: REST API for todos\nwith paging\nLanguage: go\nRequirements:\n- framework: none\n- includeTests: true\n'
+      + '\n## Output of the planner (step 1)\n1. plan\n\n## Output of the coder (step 2, revision 1)\n```go main.go\npackage main\n```');
+    expect(readAgentPrompt(text)).toEqual({
+      task: 'REST API for todos\nwith paging',
+      outputs: [{ agent: 'planner', text: '1. plan' }, { agent: 'coder', text: '```go main.go\npackage main\n```' }],
+    });
+  });
+
+  it('leaves out an empty language and empty requirements; a plain prompt is all task', () => {
+    expect(writeAgentPrompt({ task: 'CLI for notes', language: '', requirements: {}, earlier: [] })).toBe('Task: CLI for notes');
+    expect(readAgentPrompt('  CLI for notes\n')).toEqual({ task: 'CLI for notes', outputs: [] });
+  });
+
+  it('writes a review the reviewer parsers read: verdict first, one "- " line per finding', () => {
+    const review = writeReview('changes_requested', ['add tests', 'check input']);
+    expect(review).toBe('VERDICT: changes_requested\n- add tests\n- check input\n');
+    expect([isReview(review), asksForChanges(review), parseVerdict(review)]).toEqual([true, true, 'changes_requested']);
+    expect(reviewFindings(review)).toEqual(['add tests', 'check input']);
+    expect([isReview('looks fine'), parseVerdict('looks fine'), parseVerdict('verdict: Changes requested')]).toEqual([false, 'approve', 'changes_requested']);
+  });
+});

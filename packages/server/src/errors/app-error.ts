@@ -1,6 +1,10 @@
 import { ERROR_CODES, type ErrorCode } from '@codeloom/protocol';
 
-/** The one error type services throw; the error handler turns it into an RFC 9457 document. */
+/**
+ * The root of the server's error hierarchy: every error class carries a code of the registry
+ * (`@codeloom/protocol` error-codes.ts), and so its status. Services throw it; the error handler
+ * turns it into an RFC 9457 document, the channel and SSE streams into an `error` frame.
+ */
 export class AppError extends Error {
   readonly status: number;
   constructor(

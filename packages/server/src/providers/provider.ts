@@ -61,21 +61,3 @@ export interface ModelProvider {
   /** Release sockets, threads, model memory. */
   close?(): Promise<void>;
 }
-
-/**
- * Thrown by providers for upstream failures. `kind` decides the HTTP answer:
- * upstream_error → 502, service_unavailable → 503, upstream_timeout → 504.
- * `retryable` marks transient failures (429, 5xx, reset connections) that the
- * caller may retry; `detail` must never contain upstream secrets.
- */
-export class ProviderError extends Error {
-  constructor(
-    readonly kind: 'upstream_error' | 'service_unavailable' | 'upstream_timeout' | 'cancelled',
-    readonly detail: string,
-    readonly retryable: boolean,
-    readonly upstreamStatus?: number,
-  ) {
-    super(detail);
-    this.name = 'ProviderError';
-  }
-}

@@ -1,10 +1,4 @@
-/** Raised by repositories when a unique constraint refuses a row, whatever the dialect. */
-export class UniqueViolation extends Error {
-  constructor(readonly constraint?: string) {
-    super('unique constraint violated');
-    this.name = 'UniqueViolation';
-  }
-}
+import { UniqueViolation } from '../errors.js';
 
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string } | null;

@@ -9,7 +9,7 @@
  * can also arrive in-band as an `error` SSE event.
  */
 import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../openai/upstream-http.js';
 
 export interface AnthropicProviderOptions extends HttpProviderOptions {

@@ -9,7 +9,7 @@
  * the one every compatible server implements: POST {base}/chat/completions.
  */
 import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from './upstream-http.js';
 
 export type { HttpProviderOptions } from './upstream-http.js';

@@ -15,8 +15,8 @@
  * on par). Both vendors' wire formats are small enough to own.
  */
 import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
-import { UpstreamError, cancelledError, parseRetryAfter, withRetry } from '../retry.js';
+import { ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
+import { cancelledError, withRetry } from '../retry.js';
 import { SseReader, type SseEvent } from './sse.js';
 import { nodeHttpFetch } from '../node-http-fetch.js';
 import { CallAbort } from '../call-abort.js';

@@ -1,5 +1,5 @@
 import type { ChatMessage, FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 import { cutAtStop, renderSandboxFillFor } from './sandbox-fill.js';
 import { renderSandboxOutput } from './sandbox-output.js';
 import { countTokens, tokenize } from './tokenize.js';

@@ -1,7 +1,7 @@
 import { CancelledError, ProviderError } from '../../errors.js';
 import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
-import { candidatesFor, shouldFallBack } from './model-fallbacks.js';
+import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
 import type { ChatMessage, FinishReason, ModelCallOptions, Usage } from '../../providers/provider.js';
 
 /** One model call: who pays, which model, what it is told, and where the text goes as it arrives. */
@@ -34,7 +34,7 @@ export interface ModelCallResult {
   finishReason: FinishReason;
   /** prompt + completion tokens, as settled. */
   tokens: number;
-  /** The model that served: the one asked for, or a fallback it names (model-fallbacks.ts). */
+  /** The model that served: the one asked for, or a fallback it names (providers/model-fallbacks.ts). */
   model: RegisteredModel;
   /** Milliseconds spent waiting on the provider (every attempt), for Server-Timing. */
   upstreamMs: number;

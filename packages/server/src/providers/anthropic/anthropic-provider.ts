@@ -4,13 +4,13 @@
  * Hand-written over fetch instead of @ai-sdk/anthropic, for the same reasons
  * as the OpenAI provider (exact abort/timeout/retry/error control, overhead
  * well under the gateway's 0.3 ms budget); the shared plumbing is in
- * ../openai/upstream-http.ts. Anthropic-specific parts: `system` is a
+ * ../http/upstream-http.ts. Anthropic-specific parts: `system` is a
  * top-level field, max_tokens is mandatory, 529 means overloaded, and errors
  * can also arrive in-band as an `error` SSE event.
  */
 import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
 import { ProviderError } from '../../errors.js';
-import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../openai/upstream-http.js';
+import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
 
 export interface AnthropicProviderOptions extends HttpProviderOptions {
   /** Used when the caller gives none; the API refuses requests without max_tokens. */

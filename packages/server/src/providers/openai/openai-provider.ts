@@ -5,14 +5,14 @@
  * Hand-written over fetch instead of @ai-sdk/openai-compatible: we need exact
  * control over abort, idle timeouts, retry-before-first-token and error
  * mapping, and the per-request overhead must stay far below the gateway's
- * 0.3 ms budget — see upstream-http.ts for the details. The wire format is
+ * 0.3 ms budget — see ../http/upstream-http.ts for the details. The wire format is
  * the one every compatible server implements: POST {base}/chat/completions.
  */
 import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
 import { ProviderError } from '../../errors.js';
-import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from './upstream-http.js';
+import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
 
-export type { HttpProviderOptions } from './upstream-http.js';
+export type { HttpProviderOptions } from '../http/upstream-http.js';
 export type OpenAIProviderOptions = HttpProviderOptions;
 
 /**

@@ -8,7 +8,7 @@
  * callers wrap just the part of a call before any output reached the client:
  * once tokens were delivered, a retry would duplicate them.
  */
-import { ProviderError, UpstreamError, wholeSeconds } from '../errors.js';
+import { ProviderError, UpstreamError, wholeSeconds } from '../../errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt; 0 = try once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, UpstreamError, parseRetryAfter } from '../errors.js';
+import { ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
 import { withRetry } from './retry.js';
 
 const transient = () => new ProviderError('upstream_error', 'the provider failed (HTTP 500)', true, 500);

@@ -2,8 +2,9 @@
  * HTTP plumbing shared by the OpenAI-compatible and Anthropic providers:
  * one upstream call with caller-abort and an idle watchdog, SSE framing,
  * and the mapping of every way a vendor can fail onto ProviderError.
- * The rest of providers/http/: sse.ts (SSE framing), node-http-fetch.ts
- * (the upstream request), call-abort.ts (its abort), retry.ts (backoff).
+ * The rest of providers/http/: http-provider.ts (a vendor's ModelProvider),
+ * sse.ts (SSE framing), node-http-fetch.ts (the upstream request),
+ * call-abort.ts (its abort), retry.ts (backoff).
  *
  * Why hand-written rather than the AI SDK's doGenerate/doStream: the SDK
  * swallows the distinction we need between "timed out", "caller went away"

@@ -2,7 +2,8 @@
  * The one interface every model back-end implements. Deliberately small
  * (compare vercel/ai's LanguageModelV3): a call either returns the whole
  * text or streams it, always honours an AbortSignal, and always reports
- * real token usage and why it stopped.
+ * real token usage and why it stopped. Failures are thrown as ProviderError
+ * (errors/provider-error.ts; an aborted call as its `cancelled` kind).
  */
 
 export interface ChatMessage {

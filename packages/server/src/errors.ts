@@ -1,17 +1,11 @@
-import { ERROR_CODES, type ErrorCode } from '@codeloom/protocol';
-
-/** The one error type services throw; the error handler turns it into an RFC 9457 document. */
-export class AppError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    detail?: string,
-    readonly extra: { errors?: Array<{ path: string; message: string }>; headers?: Record<string, string> } = {},
-  ) {
-    super(detail ?? ERROR_CODES[code].detail);
-    this.name = 'AppError';
-    this.status = ERROR_CODES[code].status;
-  }
-}
-
-export const notFound = (what = 'resource') => new AppError('not_found', `No such ${what}.`);
+/**
+ * The errors module (floor 1): one hierarchy rooted in AppError, every class carrying a code of the
+ * registry (`@codeloom/protocol` error-codes.ts), and the one Retry-After helper. The classes live in
+ * errors/; import them from here.
+ */
+export { AppError, notFound } from './errors/app-error.js';
+export { CancelledError } from './errors/cancelled-error.js';
+export { ProviderError, UpstreamError, type ProviderErrorKind } from './errors/provider-error.js';
+export { UniqueViolation } from './errors/unique-violation.js';
+export { ConfigError, StartupError } from './errors/startup-errors.js';
+export { parseRetryAfter, rateLimitHeaders, rateLimited, retryAfterHeader, retryAfterOf, secondsUntil, wholeSeconds, type WindowReport } from './errors/retry-after.js';

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config/load-config.js';
+import { loadConfig } from './config/load-config.js';
+import { ConfigError, StartupError } from './errors.js';
 import { buildApp } from './app.js';
-import { listenSetting, reasonOf, startupFailureLine, StartupError } from './startup-failure.js';
+import { listenSetting, reasonOf, startupFailureLine } from './startup-failure.js';
 
 /** One line on stderr, no stack trace, and a non-zero exit (2: bad configuration, 1: anything else). */
 function failToStart(error: unknown, code: number): never {

@@ -1,12 +1,4 @@
-import { ConfigError } from './config/load-config.js';
-
-/** A start-up step failed because of one setting: the server says which, and why, in one line. */
-export class StartupError extends Error {
-  constructor(readonly setting: string, readonly reason: string) {
-    super(`${setting}: ${reason}`);
-    this.name = 'StartupError';
-  }
-}
+import { ConfigError, StartupError } from './errors.js';
 
 /** The useful part of an error, on one line (a failed connect to "localhost" is an AggregateError with an empty message). */
 export function reasonOf(error: unknown): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './load-config.js';
+import { ConfigError } from '../errors.js';
+import { loadConfig } from './load-config.js';
 
 describe('loadConfig', () => {
   it('uses the documented defaults', () => {

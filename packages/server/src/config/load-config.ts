@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors.js';
 import { SETTINGS, type SettingDef } from './config-schema.js';
 import { resolveIssuers, type DerivedSettings } from './issuer.js';
 
@@ -10,13 +11,6 @@ export type Config = Readonly<
     [S in Setting as Required<S> extends true ? never : S['key']]?: KindValue<S['kind']>;
   } & DerivedSettings
 >;
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
 
 function parseValue(def: SettingDef, raw: string, problems: string[]): unknown {
   const bad = (why: string) => {

@@ -1,5 +1,5 @@
 import { PLANS, type Environment, type PlanName } from '@codeloom/protocol';
-import { AppError } from '../errors.js';
+import { rateLimited, type AppError } from '../errors.js';
 import type { LimitStore, WindowSpec, WindowState } from './limit-store.js';
 
 /** Whose budget a model call spends: an account in one environment, on its plan (a Principal fits). */
@@ -102,15 +102,12 @@ function refusal(windows: WindowSpec[], states: WindowState[], needed: number): 
   const i = Math.max(0, states.findIndex((s) => s.remaining < needed));
   const w = windows[i]!;
   const s = states[i]!;
-  const retryAfter = Math.max(1, s.resetAt - Math.floor(Date.now() / 1000));
   const what = `${w.owner ? `${capitalize(w.owner)} ` : ''}${w.monthly ? 'monthly token' : w.owner ? 'tokens-per-minute' : 'Tokens-per-minute'} limit of ${w.limit}`;
   const period = w.monthly ? 'month' : 'minute';
   const detail = needed > w.limit
     ? `${what}: this call may use up to ${needed} tokens (prompt and max_tokens), more than a ${period} allows; lower max_tokens or shorten the prompt.`
     : `${what} reached (${s.remaining} left this ${period}, up to ${needed} needed: prompt and max_tokens).`;
-  return new AppError('rate_limited', detail, {
-    headers: { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(w.limit), 'x-ratelimit-remaining': String(s.remaining), 'x-ratelimit-reset': String(s.resetAt) },
-  });
+  return rateLimited(detail, { limit: w.limit, remaining: s.remaining, resetAt: s.resetAt }, { report: true });
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, rateLimited } from '../errors.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { WindowState } from '../limits/limit-store.js';
 
@@ -39,8 +39,7 @@ export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
       setRateHeaders(reply, admission.report);
       if (!admission.allowed) {
         ctx.metrics.rateLimited.inc({ plan });
-        const retryAfter = Math.max(1, admission.report!.resetAt - Math.floor(Date.now() / 1000));
-        throw new AppError('rate_limited', admission.refusedBy, { headers: { 'retry-after': String(retryAfter) } });
+        throw rateLimited(admission.refusedBy, admission.report!);
       }
     }
     const required = config.auth ?? 'none';

@@ -1,7 +1,7 @@
 import type { Config } from '../config/load-config.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { ModelRegistry } from './model-registry.js';
-import { parseFallbacks } from '../modules/generate/model-fallbacks.js';
+import { parseFallbacks } from './model-fallbacks.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import { createSandboxProvider } from './sandbox/sandbox-provider.js';
 

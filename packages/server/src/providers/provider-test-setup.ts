@@ -5,8 +5,9 @@
  * Test-only code (imports vitest): never import it from the server.
  */
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { ProviderError, type ModelProvider, type StreamPart } from './provider.js';
-import type { HttpProviderOptions } from './openai/upstream-http.js';
+import { ProviderError } from '../errors.js';
+import type { ModelProvider, StreamPart } from './provider.js';
+import type { HttpProviderOptions } from './http/upstream-http.js';
 
 /** What the setup needs of a fake vendor (test/fakes/fake-vendor.ts). */
 type FakeLifecycle = { readonly url: string; reset(): void; close(): Promise<void> };

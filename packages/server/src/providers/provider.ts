@@ -2,7 +2,8 @@
  * The one interface every model back-end implements. Deliberately small
  * (compare vercel/ai's LanguageModelV3): a call either returns the whole
  * text or streams it, always honours an AbortSignal, and always reports
- * real token usage and why it stopped.
+ * real token usage and why it stopped. Failures are thrown as ProviderError
+ * (errors/provider-error.ts; an aborted call as its `cancelled` kind).
  */
 
 export interface ChatMessage {
@@ -60,22 +61,4 @@ export interface ModelProvider {
   plannedUsage?(options: ModelCallOptions): Usage;
   /** Release sockets, threads, model memory. */
   close?(): Promise<void>;
-}
-
-/**
- * Thrown by providers for upstream failures. `kind` decides the HTTP answer:
- * upstream_error → 502, service_unavailable → 503, upstream_timeout → 504.
- * `retryable` marks transient failures (429, 5xx, reset connections) that the
- * caller may retry; `detail` must never contain upstream secrets.
- */
-export class ProviderError extends Error {
-  constructor(
-    readonly kind: 'upstream_error' | 'service_unavailable' | 'upstream_timeout' | 'cancelled',
-    readonly detail: string,
-    readonly retryable: boolean,
-    readonly upstreamStatus?: number,
-  ) {
-    super(detail);
-    this.name = 'ProviderError';
-  }
 }

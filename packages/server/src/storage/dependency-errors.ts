@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, retryAfterHeader } from '../errors.js';
 
 /** A shared service a request may need. */
 export type Dependency = 'redis' | 'database';
@@ -29,7 +29,7 @@ const NAMES: Record<Dependency, string> = { redis: 'Redis', database: 'The datab
 
 /** The 503 a request gets when a dependency it needs is down: at once, with a hint to retry shortly. */
 export function unavailable(dependency: Dependency): AppError {
-  return new AppError('service_unavailable', `${NAMES[dependency]} is unreachable; try again shortly.`, { headers: { 'retry-after': '1' } });
+  return new AppError('service_unavailable', `${NAMES[dependency]} is unreachable; try again shortly.`, { headers: retryAfterHeader(1) });
 }
 
 /** AppErrors pass through; a dependency failure becomes its 503; anything else is undefined (a real bug). */

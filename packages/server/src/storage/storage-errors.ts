@@ -1,16 +1,12 @@
-/** Raised by repositories when a unique constraint refuses a row, whatever the dialect. */
-export class UniqueViolation extends Error {
-  constructor(readonly constraint?: string) {
-    super('unique constraint violated');
-    this.name = 'UniqueViolation';
-  }
-}
+import { UniqueViolation } from '../errors.js';
 
+/** A driver's unique-constraint error, whatever the dialect (PostgreSQL 23505, SQLite's two codes). */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string } | null;
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** Runs `work`, turning a unique-constraint error into the dialect-free UniqueViolation (errors/unique-violation.ts). */
 export async function translateUnique<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from './store.js';
-import { UniqueViolation } from './storage-errors.js';
+import { UniqueViolation } from '../errors.js';
 
 /**
  * One behaviour for every storage backend: each repository is exercised

@@ -2,7 +2,7 @@ import { PLANS, type AuthResponse, type Environment, type LoginBody, type Regist
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { Account, AccountWithSecret } from '../../storage/repos/accounts-repo.js';
-import { UniqueViolation } from '../../storage/storage-errors.js';
+import { UniqueViolation, retryAfterHeader, secondsUntil } from '../../errors.js';
 import type { LimitStore, WindowSpec } from '../../limits/limit-store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
 import type { KeyRing } from './key-ring.js';
@@ -86,8 +86,8 @@ export class AuthService {
     const slot = await this.limits.consume(windows, 1);
     if (!slot.allowed) {
       const blocked = slot.states.filter((s) => s.remaining === 0).sort((a, b) => b.resetAt - a.resetAt)[0] ?? slot.states[0]!;
-      const retryAfter = Math.max(1, blocked.resetAt - Math.floor(Date.now() / 1000));
-      throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
+      const retryAfter = secondsUntil(blocked.resetAt);
+      throw new AppError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { headers: retryAfterHeader(retryAfter) });
     }
     let account: AccountWithSecret | undefined;
     try {

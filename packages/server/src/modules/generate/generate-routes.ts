@@ -5,8 +5,8 @@ import { GenerateBodySchema, GenerationResultSchema, IdParamsSchema, LanguageInf
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
-import { AppError } from '../../errors.js';
-import { CancelledError, serverTiming } from './generation-service.js';
+import { AppError, CancelledError } from '../../errors.js';
+import { serverTiming } from './generation-service.js';
 import { sendAsSse } from './sse-stream.js';
 
 const tags = ['Generation'];

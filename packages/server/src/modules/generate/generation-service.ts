@@ -197,5 +197,3 @@ export function toResult(r: GenerationRecord): GenerationResult {
     ...(r.request.verification ? { verification: r.request.verification as Verification } : {}),
   };
 }
-
-export { CancelledError } from './model-call.js';

@@ -4,7 +4,8 @@ import { TokenSpend, type SpendSubject } from '../../limits/token-spend.js';
 import type { RegisteredModel } from '../../providers/model-registry.js';
 import { createSandboxProvider } from '../../providers/sandbox/sandbox-provider.js';
 import { buildGenerationMessages } from './generation-prompt.js';
-import { CancelledError, callModel, estimatePromptTokens, tokensToReserve, type ModelCall } from './model-call.js';
+import { CancelledError } from '../../errors.js';
+import { callModel, estimatePromptTokens, tokensToReserve, type ModelCall } from './model-call.js';
 
 const sandbox: RegisteredModel = { id: 'sandbox', upstreamId: 'sandbox', provider: createSandboxProvider(), description: 'sandbox', maxOutputTokens: 8192 };
 const subject = (): SpendSubject => ({ user: { id: `usr_${Math.random().toString(36).slice(2)}` }, org: { plan: 'free' }, environment: 'production' });

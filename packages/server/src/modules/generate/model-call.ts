@@ -1,13 +1,8 @@
-import { AppError } from '../../errors.js';
+import { CancelledError, ProviderError } from '../../errors.js';
 import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
-import { candidatesFor, shouldFallBack } from './model-fallbacks.js';
-import { ProviderError, type ChatMessage, type FinishReason, type ModelCallOptions, type Usage } from '../../providers/provider.js';
-
-/** The caller went away or cancelled: the model call was aborted. */
-export class CancelledError extends Error {
-  constructor() { super('The request was cancelled.'); this.name = 'CancelledError'; }
-}
+import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
+import type { ChatMessage, FinishReason, ModelCallOptions, Usage } from '../../providers/provider.js';
 
 /** One model call: who pays, which model, what it is told, and where the text goes as it arrives. */
 export interface ModelCall {
@@ -39,7 +34,7 @@ export interface ModelCallResult {
   finishReason: FinishReason;
   /** prompt + completion tokens, as settled. */
   tokens: number;
-  /** The model that served: the one asked for, or a fallback it names (model-fallbacks.ts). */
+  /** The model that served: the one asked for, or a fallback it names (providers/model-fallbacks.ts). */
   model: RegisteredModel;
   /** Milliseconds spent waiting on the provider (every attempt), for Server-Timing. */
   upstreamMs: number;
@@ -119,7 +114,7 @@ export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<To
  * The one streaming model-call loop (POST /generate as JSON or SSE, channel generations, run steps):
  * reserve → stream upstream, aborting when `signal` fires → settle to the real usage (what was used when
  * the call failed or was aborted: the provider's count, else the prompt estimate plus the pieces received).
- * Provider failures come out as AppError (502/503/504), an abort as CancelledError.
+ * Provider failures come out as the provider's ProviderError (502/503/504), an abort as CancelledError.
  */
 export async function callModel(spend: TokenSpend, call: ModelCall, meter?: UsageMeter): Promise<ModelCallResult> {
   const candidates = candidatesFor(call);
@@ -164,7 +159,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
     outcome = 'succeeded';
   } catch (error) {
-    const mapped = toAppError(error, call.signal);
+    const mapped = asCallError(error, call.signal);
     if (mapped instanceof CancelledError) outcome = 'cancelled';
     throw mapped;
   } finally {
@@ -180,11 +175,8 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   return { text: pieces.join(''), usage, finishReason, tokens: spent, model: served, upstreamMs };
 }
 
-function toAppError(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return new CancelledError();
-  if (error instanceof ProviderError) {
-    if (error.kind === 'cancelled') return new CancelledError();
-    return new AppError(error.kind, error.detail);
-  }
+/** What the caller is told: an abort (the caller's, or one the provider reports) is the one CancelledError; anything else as thrown. */
+function asCallError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted || (error instanceof ProviderError && error.kind === 'cancelled')) return new CancelledError();
   return error;
 }

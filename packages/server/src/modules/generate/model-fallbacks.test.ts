@@ -13,7 +13,7 @@ import { createOpenAIProvider } from '../../providers/openai/openai-provider.js'
 import { createSandboxProvider } from '../../providers/sandbox/sandbox-provider.js';
 import { AppError } from '../../errors.js';
 import { callModel, type UsageEntry } from './model-call.js';
-import { parseFallbacks } from './model-fallbacks.js';
+import { parseFallbacks } from '../../providers/model-fallbacks.js';
 
 let fake: FakeVendor;
 beforeAll(async () => { fake = await startOpenAIFake(); });

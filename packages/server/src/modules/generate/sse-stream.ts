@@ -2,10 +2,9 @@ import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openEventStream } from '../../plugins/sse-streams.js';
 import type { StreamEvent } from '@codeloom/protocol';
-import { AppError } from '../../errors.js';
+import { AppError, CancelledError } from '../../errors.js';
 import { asDependencyError } from '../../storage/dependency-errors.js';
 import { ERROR_CODES } from '@codeloom/protocol';
-import { CancelledError } from './generation-service.js';
 
 /**
  * Server-Sent Events for `"stream": true`. Frames are the WebSocket channel's

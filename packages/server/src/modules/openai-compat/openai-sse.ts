@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RegisteredModel } from '../../providers/model-registry.js';
-import { CancelledError } from '../generate/model-call.js';
+import { CancelledError } from '../../errors.js';
 import { describeOpenAIError } from './openai-errors.js';
 import { toFinishReason } from './openai-request.js';
 import type { OpenAICallResult } from './openai-service.js';

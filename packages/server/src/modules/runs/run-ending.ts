@@ -1,8 +1,7 @@
-import type { StreamEvent } from '@codeloom/protocol';
+import { ERROR_CODES, isErrorCode, type StreamEvent } from '@codeloom/protocol';
 import { nowIso } from '../../storage/ids.js';
 import type { RunsTable } from '../../storage/database.js';
 import type { Store } from '../../storage/store.js';
-import { runErrorStatus } from './run-executor.js';
 import { fromRow, isFinished, toRow, toRun, type RunState } from './run-record.js';
 
 const MESSAGES = {
@@ -10,17 +9,32 @@ const MESSAGES = {
   interrupted: { step: 'The server stopped during this step.', run: 'The server stopped while this run was in progress.', queued: 'The server stopped before this run started.' },
 } as const;
 
+/**
+ * Ends a run badly, in place: the step in progress fails with `stepError` (by default the run's own
+ * `error`), pending steps are skipped, finished steps kept; the run takes `status` and `error`, which
+ * names the step that failed.
+ */
+export function failRun(run: RunState, status: 'failed' | 'cancelled', error: { code: string; message: string }, stepError = error): void {
+  const failedAt = run.steps.find((s) => s.status === 'running');
+  for (const s of run.steps) {
+    if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: stepError });
+    else if (s.status === 'pending') s.status = 'skipped';
+  }
+  Object.assign(run, { status, finished_at: nowIso(), error: { ...error, ...(failedAt ? { step: failedAt.index } : {}) } });
+}
+
 /** The run as ended from outside its executor: the step in progress failed with `code`, pending steps skipped, finished steps kept. */
 export function endedFromRow(row: RunsTable, code: 'cancelled' | 'interrupted'): RunState {
   const run = fromRow(row);
-  const stoppedAt = run.steps.find((s) => s.status === 'running');
-  for (const s of run.steps) {
-    if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: { code, message: MESSAGES[code].step } });
-    else if (s.status === 'pending') s.status = 'skipped';
-  }
   const message = run.status === 'queued' ? MESSAGES[code].queued : MESSAGES[code].run;
-  Object.assign(run, { status: code === 'cancelled' ? 'cancelled' : 'failed', finished_at: nowIso(), error: { code, message, ...(stoppedAt ? { step: stoppedAt.index } : {}) } });
+  failRun(run, code === 'cancelled' ? 'cancelled' : 'failed', { code, message }, { code, message: MESSAGES[code].step });
   return run;
+}
+
+/** The `status` of a run's `error` event, from its error code; the same whether the event is live or answers a late subscribe. */
+export function runErrorStatus(code: string): number {
+  if (code === 'interrupted') return 503;
+  return isErrorCode(code) ? ERROR_CODES[code].status : 500;
 }
 
 /** The `error` event announcing a run that ended badly. */

@@ -1,22 +1,19 @@
-import { ERROR_CODES, PLANS, isErrorCode, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
-import { AppError } from '../../errors.js';
+import { PLANS, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
+import { AppError, CancelledError, retryAfterOf } from '../../errors.js';
 import type { ModelRegistry } from '../../providers/model-registry.js';
 import { nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../auth/principal.js';
 import type { GenerationService } from '../generate/generation-service.js';
-import { CancelledError, type ModelCall } from '../generate/model-call.js';
+import type { ModelCall } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
+import { errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
 import { newStep, toRow, toRun, type RunState } from './run-record.js';
 import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
-
-export class RunCancelled extends Error {
-  constructor(readonly reason: 'cancelled' | 'interrupted') { super(reason); }
-}
 
 /** The stored run is no longer `running` (cancelled or interrupted from another instance): this execution stops without writing. */
 class RunLost extends Error {}
@@ -49,7 +46,7 @@ export class RunExecutor {
     await this.events.append(run.id, { event: 'run_started', id: run.id, data: toRun(run) });
     try {
       for (let i = 0; i < run.steps.length; i++) {
-        if (signal.aborted) throw new RunCancelled(signalReason(signal));
+        if (signal.aborted) throw new CancelledError();
         await this.runStep(run, run.steps[i]!, principal, signal);
       }
       const verification = lastVerification(run.steps);
@@ -59,17 +56,14 @@ export class RunExecutor {
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
     } catch (error) {
       if (error instanceof RunLost) return true;
-      const cancelled = error instanceof RunCancelled || signal.aborted;
+      // Cancelled (by the caller, or the server stopping) however it surfaced: the signal says which.
+      const cancelled = error instanceof CancelledError || signal.aborted;
       const reason = cancelled ? signalReason(signal) : undefined;
       const info = cancelled
         ? { code: reason!, message: reason === 'cancelled' ? 'The run was cancelled.' : 'The server stopped while this run was in progress.' }
         : errorInfo(error);
-      const failedAt = run.steps.find((s) => s.status === 'running');
-      if (failedAt) Object.assign(failedAt, { status: 'failed', finished_at: nowIso(), error: info });
-      for (const s of run.steps) if (s.status === 'pending') s.status = 'skipped';
-      this.finish(run, reason === 'cancelled' ? 'cancelled' : 'failed', { ...info, ...(failedAt ? { step: failedAt.index } : {}) });
-      const status = runErrorStatus(info.code);
-      await this.save(run, { event: 'error', id: run.id, data: { status, code: info.code, message: info.message, run: toRun(run) } }).catch((e) => {
+      failRun(run, reason === 'cancelled' ? 'cancelled' : 'failed', info);
+      await this.save(run, errorEventOf(run)).catch((e) => {
         if (!(e instanceof RunLost)) throw e;
       });
     }
@@ -91,7 +85,7 @@ export class RunExecutor {
     const reservation = await this.reserveBudget(call, signal);
     if (signal.aborted) {
       await reservation.release();
-      throw new RunCancelled(signalReason(signal));
+      throw new CancelledError();
     }
     Object.assign(step, { status: 'running', started_at: nowIso() });
     try {
@@ -110,13 +104,8 @@ export class RunExecutor {
         throw error;
       }
     }
-    let text: string;
-    try {
-      ({ text } = await this.generation.callModel({ ...call, reservation }));
-    } catch (error) {
-      if (signal.aborted || error instanceof CancelledError) throw new RunCancelled(signalReason(signal));
-      throw error;
-    }
+    // An abort comes out as CancelledError (or, racing it, whatever the call failed with): execute() reads the signal.
+    const { text } = await this.generation.callModel({ ...call, reservation });
     step.output = text;
     if (FILE_PRODUCERS.has(step.agent)) step.files = filesOf(step.agent, step.output, run.spec.language ?? 'typescript');
     if (run.spec.verify && checksAfter(step)) step.verification = await verify();
@@ -147,12 +136,12 @@ export class RunExecutor {
         return await this.generation.reserveCall(call);
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'rate_limited' || attempt > 0) throw error;
-        const wait = Number(error.extra.headers?.['retry-after'] ?? 60) * 1000;
+        const wait = (retryAfterOf(error) ?? 60) * 1000;
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, wait);
           signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
         });
-        if (signal.aborted) throw new RunCancelled(signalReason(signal));
+        if (signal.aborted) throw new CancelledError();
       }
     }
   }
@@ -183,12 +172,6 @@ function signalReason(signal: AbortSignal): 'cancelled' | 'interrupted' {
 function errorInfo(error: unknown): { code: string; message: string } {
   if (error instanceof AppError) return { code: error.code, message: error.message };
   return { code: 'internal_error', message: 'The run failed because of an error on our side.' };
-}
-
-/** The `status` of a run's `error` event, from its error code; the same whether the event is live or answers a late subscribe. */
-export function runErrorStatus(code: string): number {
-  if (code === 'interrupted') return 503;
-  return isErrorCode(code) ? ERROR_CODES[code].status : 500;
 }
 
 /** A step's files. Prose without code blocks is a file only for the documenter (its README); an architect's design is files only when fenced. */

@@ -10,7 +10,7 @@ import type { GenerationService } from '../generate/generation-service.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { paginate, type Page } from '../pagination.js';
 import type { RunEngine } from './run-engine.js';
-import { endRun, errorEventOf } from './run-ending.js';
+import { endRun, errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
 import type { RunExecutor } from './run-executor.js';
 import { fromRow, isFinished, newStep, toRow, toRun, type RunSpec, type RunState } from './run-record.js';
@@ -90,8 +90,7 @@ export class RunsService {
       // Not queued anywhere: the run ends now rather than waiting for a restart to find it.
       this.onError(error, 'run could not be queued');
       const message = 'The run queue is unreachable; try again shortly.';
-      for (const s of run.steps) s.status = 'skipped';
-      Object.assign(run, { status: 'failed', finished_at: nowIso(), error: { code: 'service_unavailable', message } });
+      failRun(run, 'failed', { code: 'service_unavailable', message });
       await this.store.runs.saveIfStatus(toRow(run), ['queued']);
       throw new AppError('service_unavailable', message);
     }

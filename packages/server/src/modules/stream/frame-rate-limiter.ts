@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import { wholeSeconds } from '../../errors.js';
 
 export interface FrameLimits {
   /** Frames per second a connection may send, sustained (the bucket refills at this rate). */
@@ -60,7 +61,7 @@ export class FrameRateLimiter {
     }
     if (now - this.lastNotice < NOTICE_INTERVAL_MS) return;
     this.lastNotice = now;
-    const retryAfter = Math.max(1, Math.ceil((1 - this.tokens) / this.limits.perSecond));
+    const retryAfter = wholeSeconds((1 - this.tokens) / this.limits.perSecond);
     this.ws.send(JSON.stringify({
       event: 'error',
       data: {

@@ -4,11 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { ERROR_CODES, type StreamEvent } from '@codeloom/protocol';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import { AppError, CancelledError, rateLimited } from '../../errors.js';
 import { asDependencyError } from '../../storage/dependency-errors.js';
 import { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Principal } from '../auth/principal.js';
-import { CancelledError } from '../generate/generation-service.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import { subscribeToRun } from './run-subscription.js';
 import { FRAME_TYPES, MAX_FRAME_BYTES, frameErrors, type GenerateFrame } from './stream-frames.js';
@@ -193,8 +192,7 @@ export class StreamConnection {
       await this.live.verify();
       const admission = await this.ctx.rateLimiter.admit(RateLimiter.subjectFor(principal.user.id, principal.environment), principal.org.plan, RateLimiter.keyRequestWindows(principal));
       if (!admission.allowed) {
-        const r = admission.report!;
-        throw new AppError('rate_limited', admission.refusedBy, { headers: { 'retry-after': String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))), 'x-ratelimit-limit': String(r.limit), 'x-ratelimit-remaining': String(r.remaining), 'x-ratelimit-reset': String(r.resetAt) } });
+        throw rateLimited(admission.refusedBy, admission.report!, { report: true });
       }
       const { type: _t, id: _i, streamTokens, stream: _s, ...body } = frame;
       const prepared = await this.ctx.generation.prepare(principal, body);

@@ -1,7 +1,7 @@
 import type { GeneratedFile, Verification, VerificationAttempt, VerifyOption } from '@codeloom/protocol';
-import { AppError } from '../../errors.js';
+import { AppError, CancelledError } from '../../errors.js';
 import type { ChatMessage } from '../../providers/provider.js';
-import { CancelledError, type ModelCallResult } from '../generate/model-call.js';
+import type { ModelCallResult } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
 import type { VerificationService, VerifyEvent } from './verification-service.js';
 

@@ -4,13 +4,14 @@
  * Hand-written over fetch instead of @ai-sdk/anthropic, for the same reasons
  * as the OpenAI provider (exact abort/timeout/retry/error control, overhead
  * well under the gateway's 0.3 ms budget); the shared plumbing is in
- * ../openai/upstream-http.ts. Anthropic-specific parts: `system` is a
+ * ../http/upstream-http.ts. Anthropic-specific parts: `system` is a
  * top-level field, max_tokens is mandatory, 529 means overloaded, and errors
  * can also arrive in-band as an `error` SSE event.
  */
-import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
-import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../openai/upstream-http.js';
+import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, Usage } from '../provider.js';
+import { ProviderError } from '../../errors.js';
+import { httpProvider } from '../http/http-provider.js';
+import { inBandError, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
 
 export interface AnthropicProviderOptions extends HttpProviderOptions {
   /** Used when the caller gives none; the API refuses requests without max_tokens. */
@@ -150,16 +151,5 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     return { url, headers, body };
   };
 
-  return {
-    name: 'anthropic',
-    generate(o) {
-      return runGenerate({ options, signal: o.signal, spec: spec(o, false) }, parseMessage);
-    },
-    stream(o): AsyncIterable<StreamPart> {
-      return runStream({ options, signal: o.signal, spec: spec(o, true) }, () => new AnthropicDecoder(options.apiKey), parseMessage);
-    },
-    async close() {
-      // Sockets belong to the shared fetch dispatcher; nothing of ours to release.
-    },
-  };
+  return httpProvider(options, { name: 'anthropic', spec, decoder: () => new AnthropicDecoder(options.apiKey), parse: parseMessage });
 }

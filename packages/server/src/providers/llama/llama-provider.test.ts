@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelCallOptions, StreamPart } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 import { createLlamaProvider, defaultThreads, loadNodeLlamaCpp, type LlamaProvider } from './llama-provider.js';
 import { buildTinyGguf, TINY_DIMS, writeTinyGguf } from './tiny-gguf.js';
 import { TokenText } from './token-text.js';

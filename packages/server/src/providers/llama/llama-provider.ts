@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ChatMessage, FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 import type { NlcChatHistoryItem, NlcChatWrapper, NlcContext, NlcLlama, NlcModel, NlcSequence, NodeLlamaCpp, Token } from './node-llama-cpp-types.js';
 import { TokenText } from './token-text.js';
 

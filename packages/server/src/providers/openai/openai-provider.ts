@@ -5,14 +5,15 @@
  * Hand-written over fetch instead of @ai-sdk/openai-compatible: we need exact
  * control over abort, idle timeouts, retry-before-first-token and error
  * mapping, and the per-request overhead must stay far below the gateway's
- * 0.3 ms budget — see upstream-http.ts for the details. The wire format is
+ * 0.3 ms budget — see ../http/upstream-http.ts for the details. The wire format is
  * the one every compatible server implements: POST {base}/chat/completions.
  */
-import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
-import { inBandError, runGenerate, runStream, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from './upstream-http.js';
+import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, Usage } from '../provider.js';
+import { ProviderError } from '../../errors.js';
+import { httpProvider } from '../http/http-provider.js';
+import { inBandError, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
 
-export type { HttpProviderOptions } from './upstream-http.js';
+export type { HttpProviderOptions } from '../http/upstream-http.js';
 export type OpenAIProviderOptions = HttpProviderOptions;
 
 /**
@@ -132,16 +133,5 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
     return { url: fim ? completionsUrl : url, headers, body };
   };
 
-  return {
-    name: 'openai',
-    generate(o) {
-      return runGenerate({ options, signal: o.signal, spec: spec(o, false) }, parseCompletion);
-    },
-    stream(o): AsyncIterable<StreamPart> {
-      return runStream({ options, signal: o.signal, spec: spec(o, true) }, () => new OpenAIDecoder(options.apiKey), parseCompletion);
-    },
-    async close() {
-      // Sockets belong to the shared fetch dispatcher; nothing of ours to release.
-    },
-  };
+  return httpProvider(options, { name: 'openai', spec, decoder: () => new OpenAIDecoder(options.apiKey), parse: parseCompletion });
 }

@@ -8,7 +8,8 @@
 import type { GeneratedFile } from '@codeloom/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseFencedFiles } from '../../modules/generate/parse-fenced-files.js';
-import { ProviderError, type ModelCallOptions, type StreamPart } from '../provider.js';
+import { ProviderError } from '../../errors.js';
+import type { ModelCallOptions, StreamPart } from '../provider.js';
 import { createSandboxProvider } from './sandbox-provider.js';
 
 const provider = createSandboxProvider();

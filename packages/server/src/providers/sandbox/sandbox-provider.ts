@@ -1,6 +1,6 @@
 import { sandboxAnswer } from '@codeloom/sandbox-model';
 import type { GenerateOutput, ModelCallOptions, ModelProvider, StreamPart } from '../provider.js';
-import { ProviderError } from '../provider.js';
+import { ProviderError } from '../../errors.js';
 
 /**
  * The `sandbox` model as a provider: a deterministic template model, NOT AI

@@ -1,6 +1,5 @@
-import { AppError } from '../../errors.js';
-import { takesSuffix, type RegisteredModel } from '../../providers/model-registry.js';
-import { ProviderError } from '../../providers/provider.js';
+import { AppError, ProviderError } from '../errors.js';
+import { takesSuffix, type RegisteredModel } from './model-registry.js';
 
 /**
  * The models that may serve a call, in order: the one asked for, then its fallbacks

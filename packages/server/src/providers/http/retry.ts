@@ -8,21 +8,7 @@
  * callers wrap just the part of a call before any output reached the client:
  * once tokens were delivered, a retry would duplicate them.
  */
-import { ProviderError } from './provider.js';
-
-/** A ProviderError that also carries the upstream's Retry-After hint. */
-export class UpstreamError extends ProviderError {
-  constructor(
-    kind: ProviderError['kind'],
-    detail: string,
-    retryable: boolean,
-    upstreamStatus?: number,
-    /** Parsed Retry-After in ms, when the upstream sent one. */
-    readonly retryAfterMs?: number,
-  ) {
-    super(kind, detail, retryable, upstreamStatus);
-  }
-}
+import { ProviderError, UpstreamError, wholeSeconds } from '../../errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt; 0 = try once. */
@@ -63,7 +49,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
       const hinted = err instanceof UpstreamError ? err.retryAfterMs : undefined;
       // Retrying sooner than the upstream asked would only burn quota and
       // fail again; if it asks for longer than we may wait, fail fast instead.
-      if (hinted !== undefined && hinted > max) throw gaveUp(err, attempt + 1, `asked to retry after ${Math.ceil(hinted / 1000)} s`);
+      if (hinted !== undefined && hinted > max) throw gaveUp(err, attempt + 1, `asked to retry after ${wholeSeconds(hinted / 1000)} s`);
       const delay = hinted ?? random() * Math.min(max, base * 2 ** attempt);
       options.onRetry?.(err, attempt + 1, delay);
       await sleep(delay, options.signal);
@@ -90,16 +76,4 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3).
- * Returns ms, or undefined when absent or unparseable.
- */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

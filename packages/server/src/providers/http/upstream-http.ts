@@ -2,8 +2,9 @@
  * HTTP plumbing shared by the OpenAI-compatible and Anthropic providers:
  * one upstream call with caller-abort and an idle watchdog, SSE framing,
  * and the mapping of every way a vendor can fail onto ProviderError.
- * (It lives under openai/ only because of how file ownership was split;
- * the Anthropic provider imports it from here.)
+ * The rest of providers/http/: http-provider.ts (a vendor's ModelProvider),
+ * sse.ts (SSE framing), node-http-fetch.ts (the upstream request),
+ * call-abort.ts (its abort), retry.ts (backoff).
  *
  * Why hand-written rather than the AI SDK's doGenerate/doStream: the SDK
  * swallows the distinction we need between "timed out", "caller went away"
@@ -15,11 +16,11 @@
  * on par). Both vendors' wire formats are small enough to own.
  */
 import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../provider.js';
-import { UpstreamError, cancelledError, parseRetryAfter, withRetry } from '../retry.js';
+import { ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
+import { cancelledError, withRetry } from './retry.js';
 import { SseReader, type SseEvent } from './sse.js';
-import { nodeHttpFetch } from '../node-http-fetch.js';
-import { CallAbort } from '../call-abort.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
+import { CallAbort } from './call-abort.js';
 
 export type { SseEvent } from './sse.js';
 

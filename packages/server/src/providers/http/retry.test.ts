@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from './provider.js';
-import { UpstreamError, parseRetryAfter, withRetry } from './retry.js';
+import { ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
+import { withRetry } from './retry.js';
 
 const transient = () => new ProviderError('upstream_error', 'the provider failed (HTTP 500)', true, 500);
 

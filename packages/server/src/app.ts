@@ -32,6 +32,12 @@ import { registerSseStreams } from './plugins/sse-streams.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 import { usageRoutes } from './modules/usage/usage-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
+import { OpenAIService } from './modules/openai-compat/openai-service.js';
+import { OAuthService } from './modules/oauth/oauth-service.js';
+import { OAuthClientsService } from './modules/oauth/oauth-clients-service.js';
+import { BrowserSessions } from './modules/oauth/browser-session.js';
+import { DashboardSessions } from './modules/dashboard/dashboard-sessions.js';
+import { UsageService } from './modules/usage/usage-service.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -91,27 +97,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   registerMetrics(app, ctx.metrics);
   registerRequestLog(app, { mode: config.requestLog as RequestLogMode, sampleEvery: config.requestLogSample });
   await registerOpenApi(app, config.issuer!);
-  registerAuthHook(app, ctx);
-
-  await app.register(systemRoutes(ctx));
-  await app.register(bearerRefreshRoute(ctx));
-  await app.register(oauthRoutes(ctx));
-  await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
-  if (config.dashboard) await app.register(dashboardRoutes(ctx));
-  await app.register(async (api) => {
-    await api.register(authRoutes(ctx));
-    await api.register(usersRoutes(ctx));
-    await api.register(apiKeysRoutes(ctx));
-    await api.register(oauthClientRoutes(ctx));
-    await api.register(generateRoutes(ctx));
-    await api.register(verifyRoutes(ctx));
-    await api.register(projectsRoutes(ctx));
-    await api.register(agentsRoutes(ctx));
-    await api.register(workflowsRoutes(ctx));
-    await api.register(runsRoutes(ctx));
-    await api.register(usageRoutes(ctx));
-  }, { prefix: API_PREFIX });
-  await app.register(openAIRoutes(ctx), { prefix: OPENAI_PREFIX });
+  registerAuthHook(app, { credentials: ctx.credentials, rateLimiter: ctx.rateLimiter, metrics: ctx.metrics });
+  await registerRoutes(app, ctx);
   await app.ready();
   await ctx.runs.start();
   const recovered = await ctx.runs.recover();
@@ -133,4 +120,38 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
       await Promise.all([sseStreams.shutdown(), ctx.runs.forceInterrupt()]);
     },
   };
+}
+
+/** Every route, each factory handed the services it names (the routes-only services are built here). */
+async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, store, auth, models, generation, runs } = ctx;
+  await app.register(systemRoutes({ database: store.handle, redis: ctx.redis, metrics: ctx.metrics, keyRing: ctx.keyRing }));
+  await app.register(bearerRefreshRoute({ auth }));
+  await app.register(oauthRoutes({
+    oauth: new OAuthService(store, {
+      issuer: config.issuer!, accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, oauthCodeTtl: config.oauthCodeTtl,
+      events: ctx.credentialWatch,
+    }),
+    auth,
+    browserSessions: new BrowserSessions(store),
+  }));
+  await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
+  if (config.dashboard) {
+    const sessions = new DashboardSessions(store, ctx.revocations, ctx.keyRing, config.accessTokenTtl);
+    await app.register(dashboardRoutes({ auth, sessions, issuer: config.issuer! }));
+  }
+  await app.register(async (api) => {
+    await api.register(authRoutes({ auth }));
+    await api.register(usersRoutes());
+    await api.register(apiKeysRoutes({ apiKeys: ctx.apiKeys }));
+    await api.register(oauthClientRoutes({ oauthClients: new OAuthClientsService(store, ctx.credentialWatch) }));
+    await api.register(generateRoutes({ generation, models }));
+    await api.register(verifyRoutes({ generation }));
+    await api.register(projectsRoutes({ projects: ctx.projects }));
+    await api.register(agentsRoutes({ agents: ctx.agents, runs }));
+    await api.register(workflowsRoutes({ workflows: ctx.workflows, runs }));
+    await api.register(runsRoutes({ runs }));
+    await api.register(usageRoutes({ usage: new UsageService(store) }));
+  }, { prefix: API_PREFIX });
+  await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models }), { prefix: OPENAI_PREFIX });
 }

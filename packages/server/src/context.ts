@@ -5,7 +5,7 @@ import type { LimitStore } from './limits/limit-store.js';
 import type { RevocationStore } from './limits/revocation-store.js';
 import type { KeyRing } from './modules/auth/key-ring.js';
 import type { AuthService } from './modules/auth/auth-service.js';
-import type { CredentialResolver } from './modules/auth/credential-resolver.js';
+import type { CredentialResolver } from './identity/credentials.js';
 import type { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { Metrics } from './plugins/metrics.js';
@@ -18,7 +18,11 @@ import type { RunsService } from './modules/runs/runs-service.js';
 import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
 
-/** Everything the routes need, built once in buildApp and closed in reverse on shutdown. */
+/**
+ * Everything the routes need, built once in buildApp and closed in reverse on
+ * shutdown. Only the composition root (app.ts, create-context.ts) sees it:
+ * each routes factory is handed the few services it names.
+ */
 export interface AppContext {
   config: Config;
   store: Store;

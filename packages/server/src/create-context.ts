@@ -7,7 +7,7 @@ import { MemoryRevocationStore, RedisRevocationStore } from './limits/revocation
 import { RateLimiter } from './limits/rate-limiter.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
-import { CredentialResolver } from './modules/auth/credential-resolver.js';
+import { StoreCredentialResolver } from './modules/auth/credential-resolver.js';
 import { DbRevocationSource } from './modules/auth/revocation-source.js';
 import { CredentialWatch } from './modules/stream/credential-watch.js';
 import { KeyRing } from './modules/auth/key-ring.js';
@@ -73,7 +73,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     revocations,
     keyRing,
     auth,
-    credentials: new CredentialResolver(store, keyRing, revocations),
+    credentials: new StoreCredentialResolver(store, keyRing, revocations),
     apiKeys: new ApiKeysService(store, revocations, credentialWatch),
     rateLimiter,
     metrics: createMetrics(),

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { CredentialResolver } from '../identity/credentials.js';
 import { AppError, rateLimited } from '../errors.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { WindowState } from '../limits/limit-store.js';
+import type { Metrics } from './metrics.js';
 
 function setRateHeaders(reply: FastifyReply, state: WindowState | undefined) {
   if (!state) return;
@@ -11,13 +12,19 @@ function setRateHeaders(reply: FastifyReply, state: WindowState | undefined) {
   reply.header('x-ratelimit-reset', state.resetAt);
 }
 
+export interface AuthHookDeps {
+  credentials: CredentialResolver;
+  rateLimiter: RateLimiter;
+  metrics: Pick<Metrics, 'rateLimited'>;
+}
+
 /**
  * One hook, in a fixed order, for every request (unknown routes included):
  * identify the caller → count the request against its limits → enforce what
  * the route requires. Identification never fails the request by itself, so
  * a bad credential on a public route is counted per address, not refused.
  */
-export function registerAuthHook(app: FastifyInstance, ctx: AppContext) {
+export function registerAuthHook(app: FastifyInstance, ctx: AuthHookDeps) {
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,5 +1,5 @@
 import type { Permission } from '@codeloom/protocol';
-import type { Principal } from '../modules/auth/principal.js';
+import type { Principal } from '../identity/principal.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,9 +4,9 @@ import type { ModelRegistry } from '../../providers/model-registry.js';
 import { newId } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { OwnedDocument } from '../../storage/repos/owned-documents-repo.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { paginate, type Page } from '../pagination.js';
-import type { AgentData } from './agent-documents.js';
+import type { AgentData } from '../../storage/repos/document-data.js';
 import { requireModel, requireName } from './document-checks.js';
 
 const ownerOf = (p: Principal) => ({ userId: p.user.id, environment: p.environment });

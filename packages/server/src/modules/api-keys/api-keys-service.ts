@@ -1,13 +1,14 @@
-import { PLANS, type ApiKey, type CreateApiKeyBody, type CreatedApiKey, type UpdateApiKeyBody } from '@codeloom/protocol';
+import type { ApiKey, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody } from '@codeloom/protocol';
 import { assertWithinPlan, limitsOf } from './key-limits.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
-import type { Principal } from '../auth/principal.js';
-import { mintApiKey } from '../auth/secrets.js';
-import { API_KEY_REVOCATION_TTL_SEC, apiKeyRevocationId } from '../auth/credential-resolver.js';
+import type { Principal } from '../../identity/principal.js';
+import { grantableScopes } from '../../identity/scopes.js';
+import { mintApiKey } from '../../identity/secrets.js';
+import { API_KEY_REVOCATION_TTL_SEC, apiKeyRevocationId } from '../../identity/revocation-ids.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
-import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../../identity/credential-events.js';
 import { paginate, type Page } from '../pagination.js';
 
 const toApiKey = (r: ApiKeyRecord): ApiKey => ({
@@ -19,10 +20,7 @@ export class ApiKeysService {
   constructor(private readonly store: Store, private readonly revocations: RevocationStore, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
 
   async create(principal: Principal, body: CreateApiKeyBody): Promise<CreatedApiKey> {
-    const granted = PLANS[principal.org.plan].permissions;
-    const scopes = body.scopes ?? [...granted];
-    const beyond = scopes.filter((s) => !granted.includes(s));
-    if (beyond.length) throw new AppError('insufficient_scope', `Your ${principal.org.plan} plan does not grant ${beyond.join(', ')}; a key can only carry permissions you have.`);
+    const scopes = grantableScopes(principal.org.plan, body.scopes, 'a key can only carry permissions you have');
     const environment = body.environment ?? principal.environment;
     if (environment !== principal.environment && principal.environment === 'sandbox') {
       throw new AppError('validation_failed', 'A production key cannot be created from the sandbox.', { errors: [{ path: '/environment', message: 'must be sandbox in the sandbox' }] });

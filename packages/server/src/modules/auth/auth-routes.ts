@@ -1,38 +1,39 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AuthResponseSchema, LoginBodySchema, RefreshBodySchema, RegisterBodySchema, SuccessSchema, VerifyResponseSchema, type VerifyResponse } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
+import { signInEnvironment } from '../../identity/environments.js';
+import { bearerCredential } from '../../identity/token-formats.js';
 import { AppError } from '../../errors.js';
 import { errorResponses } from '../../plugins/openapi.js';
-import { parseEnvironment } from './credential-resolver.js';
+import type { AuthService } from './auth-service.js';
 
 const tags = ['Authentication'];
-const envOf = (request: FastifyRequest) => parseEnvironment(request.headers['x-environment'] as string | undefined) ?? 'production';
+const envOf = (request: FastifyRequest) => signInEnvironment(request.headers['x-environment'] as string | undefined);
 
-export const authRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const authRoutes = ({ auth }: { auth: AuthService }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/auth/register', {
     schema: { tags, summary: 'Create an account (and its personal organization on the free plan)', body: RegisterBodySchema, response: { 201: AuthResponseSchema, ...errorResponses(400, 409, 413, 415, 429) } },
-  }, async (request, reply) => reply.code(201).send(await ctx.auth.register(request.body, envOf(request))));
+  }, async (request, reply) => reply.code(201).send(await auth.register(request.body, envOf(request))));
 
   app.post('/auth/login', {
     schema: { tags, summary: 'Sign in with email and password', body: LoginBodySchema, response: { 200: AuthResponseSchema, ...errorResponses(400, 401, 429) } },
-  }, async (request) => ctx.auth.login(request.body, request.ip, envOf(request)));
+  }, async (request) => auth.login(request.body, request.ip, envOf(request)));
 
   app.post('/auth/refresh', {
     schema: { tags, summary: 'Trade a refresh token for new tokens (each refresh token works once)', body: RefreshBodySchema, response: { 200: AuthResponseSchema, ...errorResponses(400, 401, 429) } },
   }, async (request) => {
     const token = request.body?.refreshToken ?? request.body?.refresh_token;
     if (!token) throw new AppError('validation_failed', 'Send refreshToken or refresh_token.', { errors: [{ path: '/refreshToken', message: 'is required' }] });
-    return ctx.auth.refresh(token);
+    return auth.refresh(token);
   });
 
   app.post('/auth/logout', {
     config: { auth: 'any' },
     schema: { tags, summary: 'End this session: its access and refresh tokens stop working at once', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 403, 429) } },
   }, async (request) => {
-    await ctx.auth.logout(request.principal!);
+    await auth.logout(request.principal!);
     return { success: true };
   });
 
@@ -52,12 +53,12 @@ export const authRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastif
 };
 
 /** `POST /auth/refresh` (unversioned): the refresh token arrives as the bearer credential. */
-export const bearerRefreshRoute = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const bearerRefreshRoute = ({ auth }: { auth: AuthService }): FastifyPluginAsync => async (app) => {
   app.post('/auth/refresh', {
     schema: { tags, summary: 'Refresh with the refresh token as Authorization: Bearer <refresh token>', response: { 200: AuthResponseSchema, ...errorResponses(401, 429) } },
   }, async (request) => {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new AppError('unauthorized', 'Send the refresh token as Authorization: Bearer <refresh token>.');
-    return ctx.auth.refresh(match[1]!);
+    const token = bearerCredential(request.headers.authorization ?? '');
+    if (!token) throw new AppError('unauthorized', 'Send the refresh token as Authorization: Bearer <refresh token>.');
+    return auth.refresh(token);
   });
 };

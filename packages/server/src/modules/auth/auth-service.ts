@@ -1,4 +1,4 @@
-import { PLANS, type AuthResponse, type Environment, type LoginBody, type RegisterBody } from '@codeloom/protocol';
+import type { AuthResponse, Environment, LoginBody, RegisterBody } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { Account, AccountWithSecret } from '../../storage/repos/accounts-repo.js';
@@ -7,9 +7,10 @@ import type { LimitStore, WindowSpec } from '../../limits/limit-store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
 import type { KeyRing } from './key-ring.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Principal } from './principal.js';
-import { mintRefreshToken, sha256 } from './secrets.js';
-import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from './credential-events.js';
+import type { Principal } from '../../identity/principal.js';
+import { mintRefreshToken, sha256 } from '../../identity/secrets.js';
+import { sessionScope } from '../../identity/scopes.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../../identity/credential-events.js';
 import { emailLookupKeys, normalizeEmail } from './email-normalization.js';
 
 export interface AuthSettings {
@@ -137,7 +138,7 @@ export class AuthService {
 
   private async authResponse(account: Account, sessionId: string, refreshToken: string, environment: Environment): Promise<AuthResponse> {
     const ttl = this.settings.accessTokenTtl;
-    const scope = PLANS[account.org.plan].permissions.join(' ');
+    const scope = sessionScope(account.org.plan);
     const token = await this.keys.sign({ sub: account.user.id, sid: sessionId, scope, env: environment }, ttl);
     return {
       token, access_token: token, refreshToken, refresh_token: refreshToken,

@@ -1,16 +1,6 @@
-/** Why a credential stopped holding; `userId` absent means "anyone's" (an OAuth client was deleted). */
-export interface CredentialRevoked {
-  userId?: string;
-  reason: 'logout' | 'session_revoked' | 'api_key_revoked' | 'oauth_revoked';
-}
-
 /**
- * Told after a revocation is committed (database, then revocation store), so
- * whoever holds the credential open — WebSocket connections on any instance —
- * checks it again at once. Implemented by the stream module's CredentialWatch.
+ * @deprecated Credential events live in identity/credential-events.ts. This
+ * re-export is kept only for modules/stream, whose split is in flight on
+ * another branch; delete it once those files import from identity/.
  */
-export interface CredentialEvents {
-  revoked(event: CredentialRevoked): void;
-}
-
-export const NO_CREDENTIAL_EVENTS: CredentialEvents = { revoked() {} };
+export { NO_CREDENTIAL_EVENTS, type CredentialEvents, type CredentialRevoked } from '../../identity/credential-events.js';

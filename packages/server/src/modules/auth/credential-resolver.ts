@@ -1,33 +1,32 @@
-import { PLANS, type Environment, type Permission } from '@codeloom/protocol';
+import type { Environment } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { RevocationStore } from '../../limits/revocation-store.js';
 import { TtlCache } from '../../storage/ttl-cache.js';
+import { nowIso } from '../../storage/ids.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
 import type { ApiKeyRecord } from '../../storage/repos/api-keys-repo.js';
+import type { OAuthTokenRecord } from '../../storage/repos/oauth-grants-repo.js';
+import type { CredentialResolver } from '../../identity/credentials.js';
+import { apiKeyEnvironment, oauthEnvironment, parseEnvironment, sessionEnvironment } from '../../identity/environments.js';
+import type { Principal } from '../../identity/principal.js';
+import { KEY_CACHE_TTL_MS, apiKeyRevocationId } from '../../identity/revocation-ids.js';
+import { narrowToPlan, planPermissions } from '../../identity/scopes.js';
+import { sha256 } from '../../identity/secrets.js';
+import { bearerCredential, looksLikeApiKey, looksLikeJwt, looksLikeOAuthAccessToken } from '../../identity/token-formats.js';
 import type { KeyRing } from './key-ring.js';
-import type { Principal } from './principal.js';
-import { looksLikeApiKey, looksLikeJwt, sha256 } from './secrets.js';
-import { findActiveAccessToken, looksLikeOAuthAccessToken } from '../oauth/oauth-secrets.js';
-
-export const narrowToPlan = (scopes: readonly string[], plan: keyof typeof PLANS): Permission[] =>
-  PLANS[plan].permissions.filter((p) => scopes.includes(p));
 
 const TOUCH_EVERY_MS = 60_000;
 /**
  * Accounts and key records are cached briefly: a plan change made elsewhere
  * (the CLI, another instance) is seen within ACCOUNT_TTL_MS. Revocation is
  * never left to the cache: a revoked key is also put in the revocation
- * store, which every instance consults on every request.
+ * store, which every instance consults on every request (identity/revocation-ids.ts).
  */
 const ACCOUNT_TTL_MS = 1_000;
-export const KEY_CACHE_TTL_MS = 5_000;
-export const apiKeyRevocationId = (keyId: string) => `key:${keyId}`;
-/** How long a revoked key stays in the revocation store: past every instance's cached copy of its record. */
-export const API_KEY_REVOCATION_TTL_SEC = Math.ceil(KEY_CACHE_TTL_MS / 1000) * 2;
 
-/** Turns `Authorization: Bearer …` into a Principal. The credential's form says what it is. */
-export class CredentialResolver {
+/** Turns `Authorization: Bearer …` into a Principal, over the store. The credential's form says what it is. */
+export class StoreCredentialResolver implements CredentialResolver {
   private readonly accounts = new TtlCache<string, Account>(ACCOUNT_TTL_MS);
   private readonly apiKeys = new TtlCache<string, ApiKeyRecord>(KEY_CACHE_TTL_MS);
 
@@ -44,9 +43,8 @@ export class CredentialResolver {
 
   async resolve(authorization: string | undefined, requestedEnv: string | undefined): Promise<Principal> {
     if (!authorization) throw new AppError('unauthorized');
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new AppError('invalid_token', 'Send the credential as Authorization: Bearer <token>.');
-    const credential = match[1]!;
+    const credential = bearerCredential(authorization);
+    if (!credential) throw new AppError('invalid_token', 'Send the credential as Authorization: Bearer <token>.');
     const envHeader = parseEnvironment(requestedEnv);
     if (looksLikeApiKey(credential)) return this.fromApiKey(credential, envHeader);
     if (looksLikeJwt(credential)) return this.fromSessionToken(credential, envHeader);
@@ -64,8 +62,7 @@ export class CredentialResolver {
       type: 'session',
       user: { id: account.user.id, email: account.user.email, name: account.user.name },
       org: account.org,
-      // A session acts with everything the plan grants today, so an upgrade or downgrade applies at once.
-      scopes: [...PLANS[account.org.plan].permissions],
+      scopes: [...planPermissions(account.org.plan)],
       environment,
       sessionId: claims.sid,
       expiresAt: claims.exp * 1000,
@@ -74,7 +71,7 @@ export class CredentialResolver {
 
   /** Looked up on every request (no cache), so revocation and client deletion apply at once on every instance. */
   private async fromOAuthToken(token: string, envHeader: Environment | undefined): Promise<Principal> {
-    const record = await findActiveAccessToken(this.store, token);
+    const record = await this.activeAccessToken(token);
     const account = await this.account(record.grant.userId);
     if (!account) throw new AppError('invalid_token', 'The account of this token no longer exists.');
     return {
@@ -82,9 +79,26 @@ export class CredentialResolver {
       user: { id: account.user.id, email: account.user.email, name: account.user.name },
       org: account.org,
       scopes: narrowToPlan(record.scopes, account.org.plan),
-      environment: envHeader ?? 'production',
+      environment: oauthEnvironment(envHeader),
       expiresAt: Date.parse(record.expires_at),
     };
+  }
+
+  /**
+   * An active OAuth access token: not revoked (itself or its grant), not
+   * expired. Its client still exists, since deleting a client deletes its grants.
+   */
+  private async activeAccessToken(token: string): Promise<OAuthTokenRecord> {
+    const record = await this.store.oauthGrants.findToken(sha256(token));
+    if (!record || record.kind !== 'access' || record.revoked_at || record.grant.revoked_at) {
+      throw new AppError('invalid_token', 'The OAuth access token is unknown or was revoked.');
+    }
+    if (record.expires_at <= nowIso()) {
+      throw new AppError('token_expired', 'The OAuth access token has expired; use the refresh token at /oauth/token and repeat the request.', {
+        headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="token expired"' },
+      });
+    }
+    return record;
   }
 
   private async fromApiKey(key: string, envHeader: Environment | undefined): Promise<Principal> {
@@ -95,9 +109,7 @@ export class CredentialResolver {
     }
     const nowMs = Date.now();
     if (record.expires_at && Date.parse(record.expires_at) <= nowMs) throw new AppError('invalid_token', 'The API key has expired.');
-    if (record.environment === 'sandbox' && envHeader === 'production') {
-      throw new AppError('forbidden', 'A test key (cl_test_…) cannot be used in production; drop X-Environment or use a live key.');
-    }
+    const environment = apiKeyEnvironment(record.environment, envHeader);
     const account = await this.account(record.userId);
     if (!account) throw new AppError('invalid_token', 'The account of this key no longer exists.');
     if (!record.last_used_at || nowMs - Date.parse(record.last_used_at) > TOUCH_EVERY_MS) {
@@ -110,32 +122,12 @@ export class CredentialResolver {
       user: { id: account.user.id, email: account.user.email, name: account.user.name },
       org: account.org,
       scopes: narrowToPlan(record.scopes, account.org.plan),
-      environment: record.environment === 'sandbox' ? 'sandbox' : (envHeader ?? 'production'),
+      environment,
       apiKeyId: record.id,
       ...(record.expires_at ? { expiresAt: Date.parse(record.expires_at) } : {}),
       ...(hasKeyLimits(record) ? { keyLimits: record.limits } : {}),
     };
   }
-}
-
-/**
- * A session is valid only where it was signed in: one started in the
- * sandbox (`env` claim) stays there — asking for production is refused, as
- * with a test key — while a production session may still choose the sandbox.
- */
-function sessionEnvironment(claim: string, envHeader: Environment | undefined): Environment {
-  if (claim === 'sandbox') {
-    if (envHeader === 'production') throw new AppError('forbidden', 'This session was started in the sandbox and cannot be used in production; sign in without X-Environment: sandbox.');
-    return 'sandbox';
-  }
-  return envHeader ?? 'production';
-}
-
-export function parseEnvironment(value: string | undefined): Environment | undefined {
-  if (value === undefined || value === '') return undefined;
-  const v = value.trim().toLowerCase();
-  if (v === 'production' || v === 'sandbox') return v;
-  throw new AppError('validation_failed', 'X-Environment must be "production" or "sandbox".', { errors: [{ path: 'headers/x-environment', message: 'must be one of: production, sandbox' }] });
 }
 
 const hasKeyLimits = (r: ApiKeyRecord) => r.limits.requests_per_minute !== null || r.limits.tokens_per_minute !== null || r.limits.monthly_tokens !== null;

@@ -1,6 +1,6 @@
 import type { Store } from '../../storage/store.js';
 import type { RevocationEntry, RevocationSource } from '../../limits/revocation-store.js';
-import { API_KEY_REVOCATION_TTL_SEC, apiKeyRevocationId } from './credential-resolver.js';
+import { API_KEY_REVOCATION_TTL_SEC, apiKeyRevocationId } from '../../identity/revocation-ids.js';
 
 const KEY_PREFIX = apiKeyRevocationId('');
 

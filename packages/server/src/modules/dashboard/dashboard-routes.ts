@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { DASHBOARD_CSP, DEFAULT_DASHBOARD_DIR, loadDashboardAssets } from './dashboard-assets.js';
-import { dashboardSessionRoutes } from './dashboard-session-routes.js';
+import { dashboardSessionRoutes, type DashboardDeps } from './dashboard-session-routes.js';
 
 export const DASHBOARD_PATH = '/dashboard';
 const hidden = { hide: true };
@@ -15,7 +14,7 @@ const staticConfig = { rateLimit: false };
  * `/dashboard/assets/…` the content-hashed scripts and styles, cached for
  * good. Off with CODELOOM_DASHBOARD=false.
  */
-export const dashboardRoutes = (ctx: AppContext, dir = DEFAULT_DASHBOARD_DIR): FastifyPluginAsync => async (app) => {
+export const dashboardRoutes = (deps: DashboardDeps, dir = DEFAULT_DASHBOARD_DIR): FastifyPluginAsync => async (app) => {
   const built = loadDashboardAssets(dir);
   if (!built) app.log.warn({ dir }, 'the dashboard is not built (npm run build:web); /dashboard answers 503');
 
@@ -35,5 +34,5 @@ export const dashboardRoutes = (ctx: AppContext, dir = DEFAULT_DASHBOARD_DIR): F
     if (!asset) throw new AppError('not_found', 'No such dashboard file.');
     return reply.headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(asset.body);
   });
-  await app.register(dashboardSessionRoutes(ctx, `${DASHBOARD_PATH}/session`));
+  await app.register(dashboardSessionRoutes(deps, `${DASHBOARD_PATH}/session`));
 };

@@ -2,11 +2,11 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { LoginBodySchema, RegisterBodySchema } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
+import type { AuthService } from '../auth/auth-service.js';
 import { AppError } from '../../errors.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { csrfMatches, csrfToken } from '../oauth/browser-session.js';
-import { DashboardSessions } from './dashboard-sessions.js';
+import type { DashboardSessions } from './dashboard-sessions.js';
 
 const tags = ['Dashboard'];
 const TokenSchema = Type.Object({
@@ -23,10 +23,17 @@ const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[
  * out nor obtain an access token. Rate-limited per address like any
  * anonymous request.
  */
-export const dashboardSessionRoutes = (ctx: AppContext, prefix: string): FastifyPluginAsync => async (fastify) => {
+export interface DashboardDeps {
+  /** Sign-up and the password check of sign-in (under the login throttle). */
+  auth: Pick<AuthService, 'register' | 'authenticate'>;
+  sessions: DashboardSessions;
+  /** The public URL of this server: the CSRF check compares request origins with it. */
+  issuer: string;
+}
+
+export const dashboardSessionRoutes = ({ auth, sessions, issuer }: DashboardDeps, prefix: string): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const sessions = new DashboardSessions(ctx);
-  const publicOrigin = new URL(ctx.config.issuer!).origin;
+  const publicOrigin = new URL(issuer).origin;
   const requireCsrf = async (request: FastifyRequest) => {
     if (!csrfMatches(request, headerValue(request.headers['x-csrf-token']), publicOrigin)) {
       throw new AppError('forbidden', 'Missing or wrong X-CSRF-Token header: reload the dashboard and try again.');
@@ -49,10 +56,8 @@ export const dashboardSessionRoutes = (ctx: AppContext, prefix: string): Fastify
     preHandler: requireCsrf,
     schema: { tags, summary: 'Create an account and sign the dashboard in (sets the HttpOnly session cookie)', body: RegisterBodySchema, response: { 200: TokenSchema, ...errorResponses(400, 403, 409, 429) } },
   }, async (request, reply) => {
-    const created = await ctx.auth.register(request.body, 'production');
-    // register() also opened an API session whose tokens nobody will see: close it, the dashboard has its own.
-    await ctx.store.sessions.revoke((await ctx.keyRing.verify(created.token)).sid, 'superseded');
-    const account = await ctx.store.accounts.findById(created.user.id);
+    const created = await auth.register(request.body, 'production');
+    const account = await sessions.adoptRegistration(created);
     if (!account) throw new AppError('unauthorized');
     const sessionId = await sessions.start(request, reply, account.user.id);
     return reply.header('cache-control', 'no-store').send(await sessions.issue(account, sessionId));
@@ -62,7 +67,7 @@ export const dashboardSessionRoutes = (ctx: AppContext, prefix: string): Fastify
     preHandler: requireCsrf,
     schema: { tags, summary: 'Sign the dashboard in with email and password (sets the HttpOnly session cookie)', body: LoginBodySchema, response: { 200: TokenSchema, ...errorResponses(400, 401, 403, 429) } },
   }, async (request, reply) => {
-    const account = await ctx.auth.authenticate(request.body.email, request.body.password, request.ip);
+    const account = await auth.authenticate(request.body.email, request.body.password, request.ip);
     const sessionId = await sessions.start(request, reply, account.user.id);
     return reply.header('cache-control', 'no-store').send(await sessions.issue(account, sessionId));
   });

@@ -1,10 +1,13 @@
-import { PLANS } from '@codeloom/protocol';
+import type { AuthResponse } from '@codeloom/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { Store } from '../../storage/store.js';
+import type { RevocationStore } from '../../limits/revocation-store.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
 import { findLiveSessionByRefreshHash } from '../../storage/repos/dashboard-sessions-repo.js';
 import { readCookies } from '../oauth/browser-session.js';
-import { mintRefreshToken, sha256 } from '../auth/secrets.js';
+import type { KeyRing } from '../auth/key-ring.js';
+import { mintRefreshToken, sha256 } from '../../identity/secrets.js';
+import { sessionScope } from '../../identity/scopes.js';
 
 /** How long a dashboard sign-in lasts (the cookie and the server-side session alike). */
 export const DASHBOARD_SESSION_TTL_SEC = 12 * 60 * 60;
@@ -32,12 +35,17 @@ function setCookie(request: FastifyRequest, reply: FastifyReply, value: string, 
  * the session simply ends after DASHBOARD_SESSION_TTL_SEC or at sign-out.
  */
 export class DashboardSessions {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly store: Store,
+    private readonly revocations: RevocationStore,
+    private readonly keyRing: KeyRing,
+    private readonly accessTokenTtl: number,
+  ) {}
 
   /** Always a new session (and cookie value) at sign-in, so a value planted before it is useless. Returns the session id. */
   async start(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<string> {
     const refresh = mintRefreshToken();
-    const session = await this.ctx.store.sessions.create({
+    const session = await this.store.sessions.create({
       userId, environment: 'production', refreshHash: refresh.hash,
       refreshExpiresAt: new Date(Date.now() + DASHBOARD_SESSION_TTL_SEC * 1000).toISOString(),
     });
@@ -49,22 +57,31 @@ export class DashboardSessions {
   async current(request: FastifyRequest): Promise<{ sessionId: string; userId: string } | undefined> {
     const value = readCookies(request)[cookieName(request)];
     if (!value || !VALUE.test(value)) return undefined;
-    const session = await findLiveSessionByRefreshHash(this.ctx.store.handle.db, sha256(value));
-    if (!session || (await this.ctx.revocations.isRevoked(session.sessionId))) return undefined;
+    const session = await findLiveSessionByRefreshHash(this.store.handle.db, sha256(value));
+    if (!session || (await this.revocations.isRevoked(session.sessionId))) return undefined;
     return session;
+  }
+
+  /**
+   * The account a dashboard sign-up just created. register() also opened an
+   * API session whose tokens nobody will see: it is closed, the dashboard opens its own.
+   */
+  async adoptRegistration(created: AuthResponse): Promise<Account | undefined> {
+    await this.store.sessions.revoke((await this.keyRing.verify(created.token)).sid, 'superseded');
+    return this.store.accounts.findById(created.user.id);
   }
 
   /** A fresh access token (JWT) for the signed-in person, or undefined. */
   async accessToken(request: FastifyRequest) {
     const session = await this.current(request);
     if (!session) return undefined;
-    const account = await this.ctx.store.accounts.findById(session.userId);
+    const account = await this.store.accounts.findById(session.userId);
     return account ? this.issue(account, session.sessionId) : undefined;
   }
 
   async issue(account: Account, sessionId: string) {
-    const ttl = this.ctx.config.accessTokenTtl;
-    const token = await this.ctx.keyRing.sign({ sub: account.user.id, sid: sessionId, scope: PLANS[account.org.plan].permissions.join(' '), env: 'production' }, ttl);
+    const ttl = this.accessTokenTtl;
+    const token = await this.keyRing.sign({ sub: account.user.id, sid: sessionId, scope: sessionScope(account.org.plan), env: 'production' }, ttl);
     return { access_token: token, expires_in: ttl, user: { id: account.user.id, email: account.user.email, name: account.user.name, plan: account.org.plan } };
   }
 
@@ -72,8 +89,8 @@ export class DashboardSessions {
   async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const session = await this.current(request);
     if (session) {
-      await this.ctx.store.sessions.revoke(session.sessionId, 'logout');
-      await this.ctx.revocations.revoke(session.sessionId, this.ctx.config.accessTokenTtl);
+      await this.store.sessions.revoke(session.sessionId, 'logout');
+      await this.revocations.revoke(session.sessionId, this.accessTokenTtl);
     }
     setCookie(request, reply, '', 0);
   }

@@ -2,17 +2,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { GenerateBodySchema, GenerationResultSchema, IdParamsSchema, LanguageInfoSchema, ModelInfoSchema, PageOf, PageQuerySchema } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
+import type { ModelRegistry } from '../../providers/model-registry.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
 import { AppError, CancelledError } from '../../errors.js';
-import { serverTiming } from './generation-service.js';
+import { serverTiming, type GenerationService } from './generation-service.js';
 import { sendAsSse } from './sse-stream.js';
 
 const tags = ['Generation'];
 const security = [{ bearer: [] }];
 
-export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const generateRoutes = ({ generation, models }: { generation: GenerationService; models: ModelRegistry }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/generate', {
@@ -25,12 +25,12 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     },
   }, async (request, reply) => {
     const principal = request.principal!;
-    const prepared = await ctx.generation.prepare(principal, request.body);
+    const prepared = await generation.prepare(principal, request.body);
     if (request.body.stream) {
       // run settles the reservation; release only matters if the stream failed before run started.
       try {
         const timing = { upstreamMs: 0, totalMs: 0 };
-        return await sendAsSse(request, reply, (io) => ctx.generation.run(principal, prepared, { ...io, timing }), () => serverTiming(timing));
+        return await sendAsSse(request, reply, (io) => generation.run(principal, prepared, { ...io, timing }), () => serverTiming(timing));
       } finally {
         await prepared.reservation.release();
       }
@@ -40,7 +40,7 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     reply.raw.on('close', onClose);
     const timing = { upstreamMs: 0, totalMs: 0 };
     try {
-      const result = await ctx.generation.run(principal, prepared, { signal: abort.signal, timing });
+      const result = await generation.run(principal, prepared, { signal: abort.signal, timing });
       reply.header('server-timing', serverTiming(timing));
       return result;
     } catch (error) {
@@ -58,21 +58,21 @@ export const generateRoutes = (ctx: AppContext): FastifyPluginAsync => async (fa
     schema: { tags, security, summary: 'Your generations, newest first', querystring: PageQuerySchema, response: { 200: PageOf(GenerationResultSchema), ...errorResponses(400, 401, 403, 429) } },
   }, async (request) => {
     const { page, limit } = pageParams(request.query);
-    return ctx.generation.list(request.principal!, page, limit);
+    return generation.list(request.principal!, page, limit);
   });
 
   app.get('/generations/:id', {
     config: { auth: 'read:code' },
     schema: { tags, security, summary: 'One generation', params: IdParamsSchema, response: { 200: GenerationResultSchema, ...errorResponses(401, 403, 404, 429) } },
-  }, async (request) => ctx.generation.get(request.principal!, request.params.id));
+  }, async (request) => generation.get(request.principal!, request.params.id));
 
   app.get('/models', {
     config: { auth: 'read:code' },
     schema: { tags, security, summary: 'Models this server offers', response: { 200: Type.Object({ data: Type.Array(ModelInfoSchema), default: Type.String() }), ...errorResponses(401, 403, 429) } },
-  }, async () => ({ data: ctx.models.list(), default: ctx.models.default }));
+  }, async () => ({ data: models.list(), default: models.default }));
 
   app.get('/languages', {
     config: { auth: 'read:code' },
     schema: { tags, security, summary: 'Languages a generation may ask for', response: { 200: Type.Object({ data: Type.Array(LanguageInfoSchema) }), ...errorResponses(401, 403, 429) } },
-  }, async () => ({ data: ctx.generation.languages.list() }));
+  }, async () => ({ data: generation.languages.list() }));
 };

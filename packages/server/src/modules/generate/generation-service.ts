@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../providers/provider.js';
 import { newId, nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { paginate, type Page } from '../pagination.js';
 import { buildGenerationMessages } from './generation-prompt.js';
 import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageMeter } from './model-call.js';

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../../storage/store.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
-import { sha256 } from '../auth/secrets.js';
+import { sha256 } from '../../identity/secrets.js';
 
 /** How long a sign-in on the consent pages lasts. Only these pages read the cookie; API routes never do. */
 export const BROWSER_SESSION_TTL_SEC = 12 * 60 * 60;

@@ -1,15 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CreateOAuthClientBodySchema, CreatedOAuthClientSchema, IdParamsSchema, OAuthClientSchema, PageOf, PageQuerySchema, SuccessSchema, UpdateOAuthClientBodySchema } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
 import { pageParams } from '../pagination.js';
 import { errorResponses } from '../../plugins/openapi.js';
-import { OAuthClientsService } from './oauth-clients-service.js';
+import type { OAuthClientsService } from './oauth-clients-service.js';
 
 /** /api/v1/oauth/clients: managed with a session token only, like API keys (an OAuth token cannot register clients). */
-export const oauthClientRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const oauthClientRoutes = ({ oauthClients: clients }: { oauthClients: OAuthClientsService }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const clients = new OAuthClientsService(ctx.store, ctx.credentialWatch);
   const config = { auth: 'any', sessionOnly: true } as const;
   const tags = ['OAuth 2.0'];
   const security = [{ bearer: [] }];

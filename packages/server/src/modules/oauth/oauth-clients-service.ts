@@ -1,12 +1,12 @@
-import { PLANS, type CreateOAuthClientBody, type CreatedOAuthClient, type OAuthClient, type UpdateOAuthClientBody } from '@codeloom/protocol';
+import type { CreateOAuthClientBody, CreatedOAuthClient, OAuthClient, UpdateOAuthClientBody } from '@codeloom/protocol';
 import { AppError, notFound } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { OAuthClientRecord } from '../../storage/repos/oauth-clients-repo.js';
-import type { Principal } from '../auth/principal.js';
-import { sha256 } from '../auth/secrets.js';
+import type { Principal } from '../../identity/principal.js';
+import { grantableScopes } from '../../identity/scopes.js';
+import { mintOAuthSecret, sha256 } from '../../identity/secrets.js';
 import { paginate, type Page } from '../pagination.js';
-import { mintOAuthSecret } from './oauth-secrets.js';
-import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../../identity/credential-events.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -47,10 +47,7 @@ export class OAuthClientsService {
   async create(principal: Principal, body: CreateOAuthClientBody): Promise<CreatedOAuthClient> {
     const name = checkedName(body.name);
     checkRedirectUris(body.redirect_uris);
-    const granted = PLANS[principal.org.plan].permissions;
-    const scopes = body.scopes ?? [...granted];
-    const beyond = scopes.filter((s) => !granted.includes(s));
-    if (beyond.length) throw new AppError('insufficient_scope', `Your ${principal.org.plan} plan does not grant ${beyond.join(', ')}; a client can only ask for permissions you have.`);
+    const scopes = grantableScopes(principal.org.plan, body.scopes, 'a client can only ask for permissions you have');
     if (!scopes.length) throw new AppError('validation_failed', 'scopes must not be empty.', { errors: [{ path: '/scopes', message: 'must not be empty' }] });
     const type = body.type ?? 'confidential';
     const secret = type === 'confidential' ? mintOAuthSecret('clientSecret') : undefined;

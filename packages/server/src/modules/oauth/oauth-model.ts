@@ -3,9 +3,8 @@ import type { Permission } from '@codeloom/protocol';
 import type { Store } from '../../storage/store.js';
 import type { OAuthClientRecord } from '../../storage/repos/oauth-clients-repo.js';
 import type { NewOAuthToken } from '../../storage/repos/oauth-grants-repo.js';
-import { sha256 } from '../auth/secrets.js';
-import { hashesMatch, mintOAuthSecret } from './oauth-secrets.js';
-import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../auth/credential-events.js';
+import { hashesMatch, mintOAuthSecret, sha256 } from '../../identity/secrets.js';
+import { NO_CREDENTIAL_EVENTS, type CredentialEvents } from '../../identity/credential-events.js';
 
 export const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'] as const;
 

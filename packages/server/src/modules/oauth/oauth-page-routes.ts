@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { AuthorizeCheck, AuthorizeParams } from './authorize-request.js';
+import type { AuthService } from '../auth/auth-service.js';
 import type { OAuthService } from './oauth-service.js';
-import { BrowserSessions, csrfMatches, csrfToken, rotateCsrfToken } from './browser-session.js';
+import { csrfMatches, csrfToken, rotateCsrfToken, type BrowserSessions } from './browser-session.js';
 import { formFields, registerFormParser, registerPageErrorHandler } from './oauth-http.js';
 import { renderConsentPage, renderErrorPage, renderSignInPage } from './pages/oauth-pages.js';
 import { sendPage } from './pages/page-layout.js';
@@ -13,16 +13,22 @@ const pageSchema = { hide: true };
 const authorizeUrl = (params: AuthorizeParams) => `/oauth/authorize?${new URLSearchParams(params as Record<string, string>)}`;
 const originOf = (uri: string | undefined) => { try { return uri ? [new URL(uri).origin] : []; } catch { return []; } };
 
+export interface OAuthPageDeps {
+  oauth: OAuthService;
+  /** Checks the sign-in form's email and password (under the login throttle). */
+  auth: Pick<AuthService, 'authenticate'>;
+  browserSessions: BrowserSessions;
+}
+
 /**
  * The web pages of the authorization code flow: GET /oauth/authorize shows
  * a sign-in form (no browser session) or the consent page; the forms post
  * back here with the authorization request in hidden fields, which is
  * checked again on every post.
  */
-export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPluginAsync => async (app) => {
+export const oauthPageRoutes = ({ oauth, auth, browserSessions: sessions }: OAuthPageDeps): FastifyPluginAsync => async (app) => {
   registerFormParser(app);
   registerPageErrorHandler(app);
-  const sessions = new BrowserSessions(ctx.store);
   const publicOrigin = new URL(oauth.issuer).origin;
   const csrfOk = (request: FastifyRequest, body: Record<string, string>) => csrfMatches(request, body.csrf_token, publicOrigin);
 
@@ -59,7 +65,7 @@ export const oauthPageRoutes = (ctx: AppContext, oauth: OAuthService): FastifyPl
     if (!csrfOk(request, body)) return signIn(request, reply, check, 403, { email, error: 'This form expired. Please sign in again.' });
     if (!email.trim() || !body.password) return signIn(request, reply, check, 400, { email, error: 'Enter your email and password.' });
     try {
-      const account = await ctx.auth.authenticate(email, body.password.slice(0, 256), request.ip);
+      const account = await auth.authenticate(email, body.password.slice(0, 256), request.ip);
       await sessions.start(request, reply, account.user.id);
       rotateCsrfToken(request, reply);
     } catch (error) {

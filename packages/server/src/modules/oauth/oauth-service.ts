@@ -3,11 +3,11 @@ import { PERMISSIONS, type AuthorizationServerMetadata, type IntrospectionRespon
 import type { Store } from '../../storage/store.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
 import { nowIso } from '../../storage/ids.js';
-import { sha256 } from '../auth/secrets.js';
-import { narrowToPlan } from '../auth/credential-resolver.js';
+import { sha256 } from '../../identity/secrets.js';
+import { narrowToPlan } from '../../identity/scopes.js';
 import { SUPPORTED_GRANTS, OAuthModel, type LibraryClient } from './oauth-model.js';
 import { inspectAuthorizeRequest, redirectWith, type AuthorizeCheck } from './authorize-request.js';
-import type { CredentialEvents } from '../auth/credential-events.js';
+import type { CredentialEvents } from '../../identity/credential-events.js';
 
 export interface OAuthSettings {
   issuer: string;

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
+import type { ModelRegistry } from '../../providers/model-registry.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
 import { serverTiming } from '../generate/generation-service.js';
 import { registerOpenAIErrors } from './openai-errors.js';
 import { fromChatBody, fromCompletionBody, toFinishReason, type OpenAICallSpec } from './openai-request.js';
-import { OpenAIService } from './openai-service.js';
+import type { OpenAIService } from './openai-service.js';
 import { streamOpenAI } from './openai-sse.js';
 
 /** Base URL for OpenAI clients: http://HOST:PORT/openai/v1 (docs/openai.md). */
@@ -17,10 +17,9 @@ const tags = ['OpenAI-compatible'];
 const security = [{ bearer: [] }];
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { ...OpenAIErrorSchema, description: `{"error": {...}} (${s})` }]));
 
-export const openAIRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIService; models: ModelRegistry }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   registerOpenAIErrors(fastify);
-  const service = new OpenAIService(ctx.store, ctx.models, ctx.generation);
 
   /** One call, JSON (a chat.completion or text_completion object, checked by the route's response schema) or streamed. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -28,7 +27,7 @@ export const openAIRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
     const principal = request.principal!;
     const id = newId('gen');
     if (spec.stream) {
-      return streamOpenAI(request, reply, { id, kind, includeUsage: spec.includeUsage, requestedModel: spec.model ?? ctx.models.default },
+      return streamOpenAI(request, reply, { id, kind, includeUsage: spec.includeUsage, requestedModel: spec.model ?? models.default },
         (io) => service.call(principal, spec, kind, { id, ...io }));
     }
     const abort = new AbortController();
@@ -75,7 +74,7 @@ export const openAIRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
     schema: { tags, security, summary: 'Models this server offers (OpenAI format)', response: { 200: OpenAIModelListSchema, ...errors(401, 403, 429) } },
   }, async () => ({
     object: 'list' as const,
-    data: ctx.models.list().map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider })),
+    data: models.list().map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider })),
   }));
 };
 

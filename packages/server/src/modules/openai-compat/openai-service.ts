@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
 import { nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import type { GenerationService } from '../generate/generation-service.js';
 import type { ModelCallResult } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';

@@ -2,7 +2,7 @@ import type { CreateProjectBody, Project, ProjectFile, Template, UpdateProjectBo
 import { AppError, notFound } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { Owner, ProjectRow } from '../../storage/repos/projects-repo.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import type { ProjectFileSink } from '../generate/generation-service.js';
 import { paginate, type Page } from '../pagination.js';
 import { TEMPLATES, findTemplate } from '../templates/template-catalog.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openEventStream } from '../../plugins/sse-streams.js';
-import type { AppContext } from '../../context.js';
+import type { RunsService } from './runs-service.js';
 import { followRun } from './run-follow.js';
 import type { RunFrame } from './run-events.js';
 
@@ -12,9 +12,9 @@ const KEEP_ALIVE_MS = 15_000;
  * stream ends after the run's final event. Another account's run is a 404
  * problem document (nothing is streamed).
  */
-export async function sendRunEvents(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, runId: string, after: number): Promise<void> {
+export async function sendRunEvents(runs: RunsService, request: FastifyRequest, reply: FastifyReply, runId: string, after: number): Promise<void> {
   const principal = request.principal!;
-  await ctx.runs.ownedRow(principal, runId);
+  await runs.ownedRow(principal, runId);
   const raw = reply.raw;
   const pending: RunFrame[] = [];
   let open = false;
@@ -22,7 +22,7 @@ export async function sendRunEvents(ctx: AppContext, request: FastifyRequest, re
     if (!open) return void pending.push(frame);
     if (!raw.destroyed) raw.write(`id: ${frame.seq}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`);
   };
-  const follower = await followRun(ctx.runs, principal, runId, after, write);
+  const follower = await followRun(runs, principal, runId, after, write);
   openEventStream(reply);
   raw.flushHeaders(); // a queued run may say nothing for a while; the client learns at once that the stream is open
   open = true;

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { outcomeEventOf } from './run-ending.js';
 import { isTerminalFrame, type RunFrame } from './run-events.js';
 import { fromRow, isFinished } from './run-record.js';

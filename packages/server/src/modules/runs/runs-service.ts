@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../storage/ids.js';
 import type { RunsTable } from '../../storage/database.js';
 import type { Store } from '../../storage/store.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import type { AgentsService } from '../agents/agents-service.js';
 import type { WorkflowsService } from '../workflows/workflows-service.js';
 import type { GenerationService } from '../generate/generation-service.js';

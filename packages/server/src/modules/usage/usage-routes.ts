@@ -1,13 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { UsageQuerySchema, UsageReportSchema } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
-import { UsageService } from './usage-service.js';
+import type { UsageService } from './usage-service.js';
 
-export const usageRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const usageRoutes = ({ usage }: { usage: UsageService }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const usage = new UsageService(ctx.store);
   app.get('/usage', {
     config: { auth: 'read:code' },
     schema: {

@@ -2,7 +2,7 @@ import type { UsageQuery, UsageReport, UsageRow } from '@codeloom/protocol';
 import { AppError } from '../../errors.js';
 import type { Store } from '../../storage/store.js';
 import type { UsageGroup } from '../../storage/repos/usage-repo.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { usageDay } from './usage-meter.js';
 
 const DAY_MS = 86_400_000;

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PLANS, ProfileSchema, type Profile } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../plugins/openapi.js';
 
-export const usersRoutes = (_ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const usersRoutes = (): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/user/profile', {
     config: { auth: 'any' },

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { VerificationInfoSchema, type VerificationInfo } from '@codeloom/protocol';
-import type { AppContext } from '../../context.js';
+import type { GenerationService } from '../generate/generation-service.js';
 import { errorResponses } from '../../plugins/openapi.js';
 
 /** GET /verification: whether verified generation works here, for which languages, under which limits. */
-export const verifyRoutes = (ctx: AppContext): FastifyPluginAsync => async (fastify) => {
+export const verifyRoutes = ({ generation }: { generation: GenerationService }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/verification', {
     config: { auth: 'read:code' },
@@ -14,8 +14,8 @@ export const verifyRoutes = (ctx: AppContext): FastifyPluginAsync => async (fast
       response: { 200: VerificationInfoSchema, ...errorResponses(401, 403, 429) },
     },
   }, async (): Promise<VerificationInfo> => {
-    const verifier = ctx.generation.verification;
-    const languages = ctx.generation.languages.list().map((l) => l.id);
+    const verifier = generation.verification;
+    const languages = generation.languages.list().map((l) => l.id);
     if (!verifier) return { available: false, reason: 'verification is not configured on this server', languages: languages.map((id) => ({ id, supported: false })), install: false, limits: { timeout_s: 0, cpu_seconds: 0, memory_mb: 0, max_processes: 0, disk_mb: 0, output_limit: 0, output_tail: 0, concurrency: 0 } };
     const status = await verifier.status();
     return {

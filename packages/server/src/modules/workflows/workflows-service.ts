@@ -4,10 +4,10 @@ import type { ModelRegistry } from '../../providers/model-registry.js';
 import { newId } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { OwnedDocument } from '../../storage/repos/owned-documents-repo.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { requireModel, requireName } from '../agents/document-checks.js';
 import { paginate, type Page } from '../pagination.js';
-import type { WorkflowData } from './workflow-documents.js';
+import type { WorkflowData } from '../../storage/repos/document-data.js';
 
 const ownerOf = (p: Principal) => ({ userId: p.user.id, environment: p.environment });
 

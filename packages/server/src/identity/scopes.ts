@@ -1,0 +1,25 @@
+import { PLANS, type Permission, type PlanName } from '@codeloom/protocol';
+import { AppError } from '../errors.js';
+
+/** Everything a plan grants today; a session acts with all of it, so an upgrade or downgrade applies at once. */
+export const planPermissions = (plan: PlanName): readonly Permission[] => PLANS[plan].permissions;
+
+/** A stored credential's scopes (API key, OAuth grant), narrowed to what the plan grants today. */
+export const narrowToPlan = (scopes: readonly string[], plan: PlanName): Permission[] =>
+  PLANS[plan].permissions.filter((p) => scopes.includes(p));
+
+/** The `scope` claim of a session's access token. */
+export const sessionScope = (plan: PlanName): string => PLANS[plan].permissions.join(' ');
+
+/**
+ * The scopes a new credential (API key, OAuth client) is given: those asked
+ * for, or everything the plan grants; asking beyond the plan is refused
+ * (`refusal` ends the message, e.g. "a key can only carry permissions you have").
+ */
+export function grantableScopes(plan: PlanName, requested: Permission[] | undefined, refusal: string): Permission[] {
+  const granted = PLANS[plan].permissions;
+  const scopes = requested ?? [...granted];
+  const beyond = scopes.filter((s) => !granted.includes(s));
+  if (beyond.length) throw new AppError('insufficient_scope', `Your ${plan} plan does not grant ${beyond.join(', ')}; ${refusal}.`);
+  return scopes;
+}

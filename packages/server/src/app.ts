@@ -96,7 +96,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   await app.register(systemRoutes(ctx));
   await app.register(bearerRefreshRoute(ctx));
   await app.register(oauthRoutes(ctx));
-  await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
+  await app.register(streamRoutes({ credentials: ctx.credentials, credentialWatch: ctx.credentialWatch, rateLimiter: ctx.rateLimiter, generation: ctx.generation, runs: ctx.runs, config: ctx.config }, `${API_PREFIX}/stream`));
   if (config.dashboard) await app.register(dashboardRoutes(ctx));
   await app.register(async (api) => {
     await api.register(authRoutes(ctx));

@@ -1,11 +1,11 @@
-import type { Channel, FrameHandler } from './channel.js';
+import type { Channel } from './channel.js';
 import { problemData } from './channel-errors.js';
 import { auth } from './frames/auth.js';
 import { cancel } from './frames/cancel.js';
 import { generate } from './frames/generate.js';
 import { ping } from './frames/ping.js';
 import { subscribe } from './frames/subscribe.js';
-import { MAX_FRAME_BYTES } from './stream-frames.js';
+import { MAX_FRAME_BYTES, type FrameHandler } from './stream-frames.js';
 
 /** Every client frame type, in the order an unknown type's error lists them. */
 const HANDLERS: readonly FrameHandler[] = [auth, generate, cancel, subscribe, ping];

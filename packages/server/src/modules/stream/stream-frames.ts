@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral, type TObject } from '@sinclair/typebox';
 import { toValidationErrors, validatorCompiler } from '../../plugins/validation.js';
 import { findNul } from '../../plugins/input-guard.js';
+import type { Channel } from './channel.js';
 
 /** Largest client frame we read (a 32,000-character prompt fits with room to spare). */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -12,8 +13,29 @@ export const RequestId = Type.String({ minLength: 1, maxLength: 128 });
 
 export type FrameErrors = ReturnType<typeof toValidationErrors>;
 
-/** A frame type's check: null when the frame is valid, else the validation errors in the problem-document shape. */
-export function frameCheck(schema: object): (frame: unknown) => FrameErrors | null {
+/**
+ * One client frame type: how its frame is checked, whether it needs an
+ * authenticated connection, and what it does. The dispatcher has already
+ * parsed the frame, found its type, and answered what is wrong with it.
+ */
+export interface FrameHandler<F = Record<string, unknown>> {
+  readonly type: string;
+  /** The frame's schema errors, null when it is valid; without it every frame of the type is accepted. */
+  readonly check?: (frame: unknown) => FrameErrors | null;
+  /** true: refused with `unauthorized` until the connection has authenticated. */
+  readonly needsAuth: boolean;
+  handle(channel: Channel, frame: F): void | Promise<void>;
+}
+
+type FrameSchema = TObject & { properties: { type: TLiteral<string> } };
+
+/** The handler of the frame type `schema` describes (its `type` literal names it); frames reach `handle` valid. */
+export function frameHandler<S extends FrameSchema>(schema: S, needsAuth: boolean, handle: (channel: Channel, frame: Static<S>) => void | Promise<void>): FrameHandler<Static<S>> {
+  return { type: schema.properties.type.const, check: frameCheck(schema), needsAuth, handle };
+}
+
+/** null when the frame is valid, else the validation errors in the problem-document shape. */
+function frameCheck(schema: object): (frame: unknown) => FrameErrors | null {
   const validate = validatorCompiler({ schema, httpPart: 'body' });
   return (frame) => {
     if (!validate(frame)) return toValidationErrors((validate.errors ?? []) as never);

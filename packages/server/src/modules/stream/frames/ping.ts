@@ -1,4 +1,4 @@
-import type { FrameHandler } from '../channel.js';
+import type { FrameHandler } from '../stream-frames.js';
 
 /** `{"type":"ping"}` → `{"event":"pong"}`, before authentication too; the frame is not checked further. */
 export const ping: FrameHandler = {

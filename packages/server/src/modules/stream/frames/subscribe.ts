@@ -1,23 +1,18 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { SingleLine } from '@codeloom/protocol';
 import { followRun } from '../../runs/run-follow.js';
-import type { FrameHandler } from '../channel.js';
 import { toErrorData } from '../channel-errors.js';
-import { frameCheck } from '../stream-frames.js';
-
-const SubscribeFrameSchema = Type.Object({ type: Type.Literal('subscribe'), run_id: SingleLine({ minLength: 1, maxLength: 64 }), after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) });
-type SubscribeFrame = Static<typeof SubscribeFrameSchema>;
+import { frameHandler } from '../stream-frames.js';
 
 /**
  * `{"type":"subscribe","run_id":…,"after":N}`: the run's kept events after N
  * (all without it), then live ones, each frame with its `seq`, until the
  * run's final frame. Subscribing again to a followed run does nothing.
  */
-export const subscribe: FrameHandler<SubscribeFrame> = {
-  type: 'subscribe',
-  check: frameCheck(SubscribeFrameSchema),
-  needsAuth: true,
-  async handle(channel, { run_id: runId, after }) {
+export const subscribe = frameHandler(
+  Type.Object({ type: Type.Literal('subscribe'), run_id: SingleLine({ minLength: 1, maxLength: 64 }), after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }),
+  true,
+  async (channel, { run_id: runId, after }) => {
     if (channel.subscriptions.has(runId)) return;
     try {
       await channel.auth.live.verify();
@@ -30,4 +25,4 @@ export const subscribe: FrameHandler<SubscribeFrame> = {
       channel.out.sendNow({ event: 'error', id: runId, data: toErrorData(error) });
     }
   },
-};
+);

@@ -135,7 +135,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     auth,
     browserSessions: new BrowserSessions(store),
   }));
-  await app.register(streamRoutes(ctx, `${API_PREFIX}/stream`));
+  await app.register(streamRoutes({ credentials: ctx.credentials, credentialWatch: ctx.credentialWatch, rateLimiter: ctx.rateLimiter, generation: ctx.generation, runs: ctx.runs, config: ctx.config }, `${API_PREFIX}/stream`));
   if (config.dashboard) {
     const sessions = new DashboardSessions(store, ctx.revocations, ctx.keyRing, config.accessTokenTtl);
     await app.register(dashboardRoutes({ auth, sessions, issuer: config.issuer! }));

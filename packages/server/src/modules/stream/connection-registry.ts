@@ -1,8 +1,12 @@
-import type { StreamConnection } from './stream-connection.js';
+/** What the registry needs of a connection. */
+export interface RegisteredConnection {
+  heartbeat(): void;
+  shutdown(): Promise<void>;
+}
 
 /** Open channel connections: counted per account, and reached all at once on shutdown. */
 export class ConnectionRegistry {
-  private readonly all = new Set<StreamConnection>();
+  private readonly all = new Set<RegisteredConnection>();
   private readonly perAccount = new Map<string, number>();
 
   constructor(readonly maxPerAccount: number) {}
@@ -21,10 +25,10 @@ export class ConnectionRegistry {
     else this.perAccount.set(accountKey, n);
   }
 
-  add(c: StreamConnection): void { this.all.add(c); }
-  delete(c: StreamConnection): void { this.all.delete(c); }
+  add(c: RegisteredConnection): void { this.all.add(c); }
+  delete(c: RegisteredConnection): void { this.all.delete(c); }
   get size(): number { return this.all.size; }
-  connections(): Iterable<StreamConnection> { return this.all; }
+  connections(): Iterable<RegisteredConnection> { return this.all; }
 
   async shutdown(): Promise<void> {
     await Promise.all([...this.all].map((c) => c.shutdown()));

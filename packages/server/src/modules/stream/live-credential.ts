@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { asDependencyError } from '../../storage/dependency-errors.js';
 import type { Principal } from '../auth/principal.js';
+import type { ChannelDeps } from './stream-deps.js';
 
 /** Close reasons (with code 4401) when a connection's credential stops holding. */
 export type LostReason = 'token_expired' | 'credential_revoked';
@@ -24,7 +24,7 @@ export class LiveCredential {
   /** Set once the credential is gone: every later check refuses with it. */
   private gone: AppError | undefined;
 
-  constructor(private readonly ctx: AppContext, private readonly lost: (error: AppError, reason: LostReason) => void) {}
+  constructor(private readonly deps: Pick<ChannelDeps, 'credentials' | 'credentialWatch'>, private readonly lost: (error: AppError, reason: LostReason) => void) {}
 
   /** Starts watching the credential a connection just authenticated with. */
   hold(principal: Principal, authorization: string, environment: string | undefined): void {
@@ -32,7 +32,7 @@ export class LiveCredential {
     this.authorization = authorization;
     this.environment = environment;
     this.expiresAt = principal.expiresAt;
-    this.untrack = this.ctx.credentialWatch.track(principal.user.id, () => { void this.verify().catch(() => {}); });
+    this.untrack = this.deps.credentialWatch.track(principal.user.id, () => { void this.verify().catch(() => {}); });
     this.arm();
   }
 
@@ -59,7 +59,7 @@ export class LiveCredential {
     if (!this.authorization) return;
     if (this.expiresAt !== undefined && this.expiresAt <= Date.now()) throw this.expire();
     try {
-      await this.ctx.credentials.resolve(this.authorization, this.environment);
+      await this.deps.credentials.resolve(this.authorization, this.environment);
     } catch (error) {
       if (error instanceof AppError) throw this.lose(error, error.code === 'token_expired' ? 'token_expired' : 'credential_revoked');
       throw asDependencyError(error) ?? error;

@@ -1,32 +1,33 @@
 import type { FastifyPluginAsync } from 'fastify';
 import websocket from '@fastify/websocket';
-import type { AppContext } from '../../context.js';
+import type { Config } from '../../config/load-config.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { StreamConnection } from './stream-connection.js';
 import { HARD_FRAME_LIMIT } from './stream-frames.js';
+import { startHeartbeats } from './heartbeat.js';
+import type { ChannelDeps } from './stream-deps.js';
 import { AppError } from '../../errors.js';
 import { errorResponses } from '../../plugins/openapi.js';
 import { writeRawProblem } from '../../plugins/protocol-errors.js';
 import type { Duplex } from 'node:stream';
 
-const HEARTBEAT_MS = 30_000;
+export interface StreamRoutesDeps extends ChannelDeps {
+  config: Pick<Config, 'wsMaxConnectionsPerAccount' | 'wsAuthTimeout' | 'wsMaxConcurrentPerConnection' | 'wsFramesPerSecond' | 'wsFrameBurst' | 'wsFrameRefusalsBeforeClose'>;
+}
 
 /**
  * GET /api/v1/stream (and /v1/stream), upgraded to WebSocket. Registered at
  * the root with the full path so the plugin's shutdown hook (close every
  * stream with `shutting_down`, then 1001) covers all connections.
  */
-export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync => async (app) => {
-  const registry = new ConnectionRegistry(ctx.config.wsMaxConnectionsPerAccount);
-  const heartbeat = setInterval(() => {
-    for (const c of registry.connections()) c.heartbeat();
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+export const streamRoutes = ({ config, ...deps }: StreamRoutesDeps, path: string): FastifyPluginAsync => async (app) => {
+  const registry = new ConnectionRegistry(config.wsMaxConnectionsPerAccount);
+  const stopHeartbeats = startHeartbeats(() => registry.connections());
 
   await app.register(websocket, {
     options: { maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false },
     preClose: async function preClose(this: typeof app) {
-      clearInterval(heartbeat);
+      stopHeartbeats();
       await registry.shutdown();
       for (const client of this.websocketServer.clients) client.terminate();
     },
@@ -48,10 +49,10 @@ export const streamRoutes = (ctx: AppContext, path: string): FastifyPluginAsync 
     // RFC 9110 §15.5.22: a 426 names the protocol to switch to in Upgrade.
     handler: async () => { throw new AppError('upgrade_required', undefined, { headers: { upgrade: 'websocket' } }); },
     wsHandler: (socket, request) => {
-      new StreamConnection(socket, request, ctx, registry, {
-        authTimeoutMs: ctx.config.wsAuthTimeout * 1000,
-        maxConcurrentPerConnection: ctx.config.wsMaxConcurrentPerConnection,
-        frameLimits: { perSecond: ctx.config.wsFramesPerSecond, burst: ctx.config.wsFrameBurst, refusalsBeforeClose: ctx.config.wsFrameRefusalsBeforeClose },
+      new StreamConnection(socket, request, deps, registry, {
+        authTimeoutMs: config.wsAuthTimeout * 1000,
+        maxConcurrentPerConnection: config.wsMaxConcurrentPerConnection,
+        frameLimits: { perSecond: config.wsFramesPerSecond, burst: config.wsFrameBurst, refusalsBeforeClose: config.wsFrameRefusalsBeforeClose },
       }).start();
     },
   });

@@ -143,6 +143,7 @@ export function upstreamCases(vendor: () => { server: FixtureServer; wire: Vendo
       const plain = await collect(provider().stream(call()));
       serve(name, options);
       expect(await collect(provider().stream(call()))).toEqual(plain);
+      expect(requests(), 'read at the first attempt (a retry would be served the plain stream)').toHaveLength(2);
     });
   });
 }

@@ -77,14 +77,3 @@ export function expectWellFormed(parts: StreamPart[]): Extract<StreamPart, { typ
   expect(body.every((p) => p.type === 'text' && p.text.length > 0), 'every part before the finish is non-empty text').toBe(true);
   return last as Extract<StreamPart, { type: 'finish' }>;
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `check` holds (or fails after `timeoutMs`). */
-export async function until(check: () => boolean, what: string, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) expect.fail(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}

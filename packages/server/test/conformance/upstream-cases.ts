@@ -11,7 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../src/providers/provider.js';
 import type { FixtureServer, ReplayOptions } from './fixture-server.js';
-import { collect, expectWellFormed, rejection, textOf, until, type ProviderSubject } from './provider-harness.js';
+import { collect, expectWellFormed, rejection, textOf, type ProviderSubject } from './provider-harness.js';
+import { until } from './wait.js';
 import type { ScenarioName, VendorWire } from './wire-fixtures.js';
 
 /** The subject's providers retry twice: three attempts in all. */

@@ -195,7 +195,8 @@ export function runEventBusConformance(name: string, setup: BusSetup): void {
       });
 
       it('a signal sent from one instance reaches the handlers of every instance', async () => {
-        const [here, there]: Array<Array<[string, RunSignal]>> = [[], []];
+        const here: Array<[string, RunSignal]> = [];
+        const there: Array<[string, RunSignal]> = [];
         bus.onSignal((runId, reason) => here.push([runId, reason]));
         other.onSignal((runId, reason) => there.push([runId, reason]));
         const runId = newRun();

@@ -218,7 +218,9 @@ export async function createLlamaProvider(options: LlamaProviderOptions): Promis
       const limit = Math.max(0, Math.min(call.maxTokens ?? room, room));
       aligning = alignSequence(sequence, prompt.tokens);
       const input = (await abortable(aligning, signal)) as Token[];
-      const text = new TokenText((tokens, last) => loaded.detokenize(tokens, false, last), prompt.stopTexts, prompt.tokens);
+      // The chat template's stop markers and the caller's stop sequences end the answer alike (neither is part of it).
+      const stopTexts = [...prompt.stopTexts, ...(call.stop ?? []).filter((s) => s !== '')];
+      const text = new TokenText((tokens, last) => loaded.detokenize(tokens, false, last), stopTexts, prompt.tokens);
       let completionTokens = 0;
       let finishReason: FinishReason = 'length';
       if (limit > 0) evaluation = sequence.evaluate(input, { temperature: Math.max(0, call.temperature ?? 0) });

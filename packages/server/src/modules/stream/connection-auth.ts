@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError } from '../../errors.js';
 import { RateLimiter } from '../../limits/rate-limiter.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { problemData, toErrorData, type ErrorData } from './channel-errors.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import { LiveCredential } from './live-credential.js';

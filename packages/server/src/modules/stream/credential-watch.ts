@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { CredentialEvents, CredentialRevoked } from '../auth/credential-events.js';
+import type { CredentialEvents, CredentialRevoked } from '../../identity/credential-events.js';
 
 type Recheck = () => void;
 

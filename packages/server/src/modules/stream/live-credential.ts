@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { asDependencyError } from '../../storage/dependency-errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import type { ChannelDeps } from './stream-deps.js';
 
 /** Close reasons (with code 4401) when a connection's credential stops holding. */

@@ -1,5 +1,5 @@
 import type { RateLimiter } from '../../limits/rate-limiter.js';
-import type { CredentialResolver } from '../auth/credential-resolver.js';
+import type { CredentialResolver } from '../../identity/credentials.js';
 import type { GenerationService } from '../generate/generation-service.js';
 import type { RunsService } from '../runs/runs-service.js';
 import type { CredentialWatch } from './credential-watch.js';

@@ -14,7 +14,7 @@ import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
-import { verifyAndRepair } from '../verify/verify-and-repair.js';
+import { verifyAndRepair } from './verify-and-repair.js';
 
 export interface LanguageCatalog {
   list(): LanguageInfo[];

@@ -1,11 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { VerificationInfoSchema, type VerificationInfo } from '@codeloom/protocol';
-import type { GenerationService } from '../generate/generation-service.js';
+import type { VerificationService } from './verification-service.js';
 import { errorResponses } from '../../plugins/openapi.js';
 
 /** GET /verification: whether verified generation works here, for which languages, under which limits. */
-export const verifyRoutes = ({ generation }: { generation: GenerationService }): FastifyPluginAsync => async (fastify) => {
+/** What the route reads of generation, by shape: the attached verifier and the languages the API accepts. */
+export interface VerifiableGeneration {
+  readonly verification: VerificationService | undefined;
+  readonly languages: { list(): ReadonlyArray<{ id: string }> };
+}
+
+export const verifyRoutes = ({ generation }: { generation: VerifiableGeneration }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/verification', {
     config: { auth: 'read:code' },

@@ -1,9 +1,9 @@
 import type { GeneratedFile, Verification, VerificationAttempt, VerifyOption } from '@codeloom/protocol';
 import { AppError, CancelledError } from '../../errors.js';
 import type { ChatMessage } from '../../providers/provider.js';
-import type { ModelCallResult } from '../generate/model-call.js';
-import { parseFencedFiles } from '../generate/parse-fenced-files.js';
-import type { VerificationService, VerifyEvent } from './verification-service.js';
+import type { ModelCallResult } from './model-call.js';
+import { parseFencedFiles } from './parse-fenced-files.js';
+import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
 
 /** Characters of each failing check's output sent back to the model. */
 const FEEDBACK_CHARS = 4000;

@@ -8,4 +8,5 @@ export { CancelledError } from './errors/cancelled-error.js';
 export { ProviderError, UpstreamError, type ProviderErrorKind } from './errors/provider-error.js';
 export { UniqueViolation } from './errors/unique-violation.js';
 export { ConfigError, StartupError } from './errors/startup-errors.js';
+export { SandboxUnavailableError } from './errors/sandbox-unavailable.js';
 export { parseRetryAfter, rateLimitHeaders, rateLimited, retryAfterHeader, retryAfterOf, secondsUntil, wholeSeconds, type WindowReport } from './errors/retry-after.js';

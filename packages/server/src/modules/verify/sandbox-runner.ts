@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sandboxDriver, type DriverJob } from './sandbox-driver.js';
 import { SANDBOX_NODE_MODULES, SANDBOX_WORK, type Toolchains } from './toolchains.js';
+import { SandboxUnavailableError } from '../../errors.js';
 
 export interface SandboxLimits {
   /** Wall time of one whole run (every check), in ms: past it the sandbox's process group is killed. */
@@ -62,8 +63,7 @@ export interface RunHooks {
 
 export type SandboxStatus = { available: true } | { available: false; reason: string };
 
-/** Thrown when the sandbox cannot run at all (bwrap missing or broken); nothing has run unisolated. */
-export class SandboxUnavailableError extends Error {}
+export { SandboxUnavailableError };
 
 const ETC = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/mime.types'];
 

@@ -67,11 +67,12 @@ describe.skipIf(!enabled)('runs across two server processes (PostgreSQL + Redis)
   };
   const waitFor = async (s: SpawnedServer, id: string, until: (run: any) => boolean, timeoutMs = 20_000, tok = token) => {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    // Polls back off to one a second: a long wait on a loaded machine must not spend the free plan's 100 requests a minute.
+    for (let pause = 100; ; pause = Math.min(1_000, pause * 1.5)) {
       const run = await getRun(s, id, tok);
       if (until(run)) return run;
       if (Date.now() > deadline) throw new Error(`run ${id} never got there: ${JSON.stringify(run).slice(0, 300)}`);
-      await sleep(100);
+      await sleep(pause);
     }
   };
   const callsFor = (task: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(task)).length;

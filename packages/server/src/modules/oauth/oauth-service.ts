@@ -86,10 +86,10 @@ export class OAuthService {
     }
     const response = new OAuth2Server.Response();
     try {
-      const token = await this.tokenServer.token(libraryRequest(headers, body), response);
+      await this.tokenServer.token(libraryRequest(headers, body), response);
       this.purgeNowAndThen();
-      const expiresIn = Math.max(0, Math.round(((token.accessTokenExpiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000));
-      return { body: { ...response.body, expires_in: expiresIn }, headers: response.headers ?? {} };
+      // Every grant issues a new access token for the whole configured lifetime (RFC 6749 §5.1: its lifetime, not what is left of it on a slow response).
+      return { body: { ...response.body, expires_in: this.settings.accessTokenTtl }, headers: response.headers ?? {} };
     } catch (error) {
       // The library puts WWW-Authenticate on its response object when Basic authentication failed.
       if (error instanceof OAuth2Server.OAuthError) Object.assign(error, { headers: response.headers });

@@ -63,4 +63,37 @@ describe.each(dialects)('group commit of generations on $name', ({ dialect }) =>
     const batchRows = await store.handle.db.selectFrom('generations').select('id').where('prompt', 'in', ['batch', 'the same id again']).execute();
     expect(batchRows.map((r) => r.id).sort()).toEqual(good.map((g) => g.id).sort());
   });
+
+  it('generation rows and usage rows submitted in one turn are written together; a refused usage row fails alone', async () => {
+    const store = t.server.ctx.store;
+    const model = `batch-model-${dialect}`;
+    const usage = (userId: string, day: string, promptTokens: number, failed = false) => ({
+      userId, environment: 'production' as const, apiKeyId: null, model, day, failed, promptTokens, completionTokens: 2,
+    });
+    const generation = (): GenerationRecord => ({
+      id: newId('gen'), userId: user.user.id, environment: 'production', projectId: null, model, language: 'python',
+      prompt: 'mixed batch', request: { context: {} }, output: 'x', files: [], code: 'x',
+      promptTokens: 1, completionTokens: 2, processingMs: 1, finishReason: 'stop', createdAt: nowIso(),
+    });
+    const usageOf = async (userId: string, day: string) => store.usage.summarize(userId, 'production', day, day, 'model');
+
+    // One turn, every row good: one batch of both kinds (one transaction on SQLite, one statement on PostgreSQL).
+    const first = Array.from({ length: 3 }, generation);
+    await Promise.all([...first.map((g) => store.generations.insert(g)), ...[1, 2, 3].map((n) => store.usage.record(usage(user.user.id, '2031-01-01', n)))]);
+    for (const g of first) expect(await store.generations.get(user.user.id, 'production', g.id)).toEqual(g);
+    expect(await usageOf(user.user.id, '2031-01-01')).toEqual([{ key: model, requests: 3, failedRequests: 0, promptTokens: 6, completionTokens: 6 }]);
+
+    // One turn with a usage row of an unknown account: the batch is written again row by row, only that row fails.
+    const second = Array.from({ length: 5 }, generation);
+    const outcomes = await Promise.allSettled([
+      ...second.map((g) => store.generations.insert(g)),
+      ...[1, 2, 3, 4, 5].map((n) => store.usage.record(usage(user.user.id, '2031-01-02', n))),
+      store.usage.record(usage('usr_nobody', '2031-01-02', 100)),
+      store.usage.record(usage(user.user.id, '2031-01-02', 10, true)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([...Array(10).fill('fulfilled'), 'rejected', 'fulfilled']);
+    for (const g of second) expect(await store.generations.get(user.user.id, 'production', g.id)).toEqual(g);
+    expect(await usageOf(user.user.id, '2031-01-02')).toEqual([{ key: model, requests: 6, failedRequests: 1, promptTokens: 25, completionTokens: 12 }]);
+    expect(await usageOf('usr_nobody', '2031-01-02')).toEqual([]);
+  });
 });

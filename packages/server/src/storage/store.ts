@@ -12,6 +12,7 @@ import { OAuthClientsRepo } from './repos/oauth-clients-repo.js';
 import { OAuthGrantsRepo } from './repos/oauth-grants-repo.js';
 import { WebSessionsRepo } from './repos/web-sessions-repo.js';
 import { UsageRepo } from './repos/usage-repo.js';
+import { WriteQueue } from './write-queue.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
 export interface Store {
@@ -33,10 +34,11 @@ export interface Store {
 
 export function createStore(handle: DatabaseHandle): Store {
   const { db } = handle;
-  const generations = new GenerationsRepo(db, handle.dialect);
+  const writes = new WriteQueue(db, handle.dialect);
+  const generations = new GenerationsRepo(db, handle.dialect, writes);
   return {
-    // Inserts still being group-committed are written before the database closes.
-    handle: { ...handle, close: () => generations.drain().then(() => handle.close()) },
+    // Rows still being group-committed are written before the database closes.
+    handle: { ...handle, close: () => writes.drain().then(() => handle.close()) },
     accounts: new AccountsRepo(db),
     sessions: new SessionsRepo(db),
     apiKeys: new ApiKeysRepo(db),
@@ -49,6 +51,6 @@ export function createStore(handle: DatabaseHandle): Store {
     oauthClients: new OAuthClientsRepo(db),
     oauthGrants: new OAuthGrantsRepo(db),
     webSessions: new WebSessionsRepo(db),
-    usage: new UsageRepo(db),
+    usage: new UsageRepo(db, handle.dialect, writes),
   };
 }

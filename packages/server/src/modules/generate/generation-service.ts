@@ -136,10 +136,21 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
+    // deferCommit: the call's usage row and this generation's row go out in one group commit; both are awaited below.
     const first = await this.callModel({
-      ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken,
+      ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken, deferCommit: true,
       ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
     });
+    try {
+      return await this.finish(principal, prepared, first, started, options);
+    } finally {
+      await first.committed;
+    }
+  }
+
+  /** Verification (when asked), the stored record and the answer of a call that succeeded. */
+  private async finish(principal: Principal, prepared: PreparedGeneration, first: ModelCallResult, started: number, options: RunOptions): Promise<GenerationResult> {
+    const { call } = prepared;
     if (options.timing) Object.assign(options.timing, { upstreamMs: first.upstreamMs, totalMs: performance.now() - started });
     let { text: output } = first;
     const usage = { ...first.usage };

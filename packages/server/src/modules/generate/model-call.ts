@@ -26,6 +26,13 @@ export interface ModelCall {
   onAttempt?: ((model: RegisteredModel) => void) | undefined;
   /** Told the tokens charged once the call has settled, whether it succeeded, failed or was aborted. */
   onSettled?: ((tokens: number) => void) | undefined;
+  /**
+   * For a caller that stores a record of a successful call right after it (POST /generate): the call
+   * returns without waiting for its settle and usage row, and `result.committed` resolves once both are
+   * done, so the usage row and the caller's own row go out in one group commit. The caller must await
+   * `committed` before it answers. A failed call still waits for both before it throws.
+   */
+  deferCommit?: boolean | undefined;
 }
 
 export interface ModelCallResult {
@@ -38,6 +45,8 @@ export interface ModelCallResult {
   model: RegisteredModel;
   /** Milliseconds spent waiting on the provider (every attempt), for Server-Timing. */
   upstreamMs: number;
+  /** Resolves once the call is settled and its usage recorded (already so unless the call had `deferCommit`). */
+  committed: Promise<void>;
 }
 
 /** Told of every model call once it settles (usage accounting), whatever its outcome. */
@@ -65,26 +74,40 @@ const PIECE = / ?[\p{L}\p{M}]+| ?\p{N}{1,3}| ?[^\s\p{L}\p{M}\p{N}]|\r?\n|[ \t]+|
  */
 export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
   let n = 0;
-  for (const m of messages) {
-    n += 8;
-    for (const piece of m.content.match(PIECE) ?? []) n += Math.max(1, Math.ceil(Buffer.byteLength(piece, 'utf8') / 4));
+  for (const m of messages) n += messageEstimate(m);
+  return n;
+}
+
+/** System prompts repeat from call to call (one per language and context): their estimates are kept. */
+const systemEstimates = new Map<string, number>();
+
+function messageEstimate(m: ChatMessage): number {
+  if (m.role !== 'system') return 8 + textEstimate(m.content);
+  let n = systemEstimates.get(m.content);
+  if (n === undefined) {
+    n = 8 + textEstimate(m.content);
+    if (systemEstimates.size >= 256) systemEstimates.clear();
+    systemEstimates.set(m.content, n);
   }
+  return n;
+}
+
+function textEstimate(text: string): number {
+  let n = 0;
+  for (const piece of text.match(PIECE) ?? []) n += Math.max(1, Math.ceil(Buffer.byteLength(piece, 'utf8') / 4));
   return n;
 }
 
 /** What the provider is asked: the call's options with its output cap always set (a fallback keeps the asked model's cap: that is what was reserved). */
 function providerOptions(call: ModelCall, served: RegisteredModel = call.model): ModelCallOptions {
-  return {
-    model: served.upstreamId,
-    messages: call.messages,
-    maxTokens: outputCap(call.model, call.maxTokens),
-    ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
-    ...(call.topP !== undefined ? { topP: call.topP } : {}),
-    ...(call.stop?.length ? { stop: call.stop } : {}),
-    ...(call.suffix !== undefined ? { suffix: call.suffix } : {}),
-    ...(call.hints ? { hints: call.hints } : {}),
-    ...(call.signal ? { signal: call.signal } : {}),
-  };
+  const options: ModelCallOptions = { model: served.upstreamId, messages: call.messages, maxTokens: outputCap(call.model, call.maxTokens) };
+  if (call.temperature !== undefined) options.temperature = call.temperature;
+  if (call.topP !== undefined) options.topP = call.topP;
+  if (call.stop?.length) options.stop = call.stop;
+  if (call.suffix !== undefined) options.suffix = call.suffix;
+  if (call.hints) options.hints = call.hints;
+  if (call.signal) options.signal = call.signal;
+  return options;
 }
 
 /**
@@ -93,16 +116,19 @@ function providerOptions(call: ModelCall, served: RegisteredModel = call.model):
  */
 export function tokensToReserve(call: ModelCall): number {
   // With fallbacks, enough for whichever of them ends up serving.
-  return Math.max(...candidatesFor(call).map((model) => {
-    const options = providerOptions(call, model);
-    const planned = model.provider.plannedUsage?.(options);
-    return planned ? planned.promptTokens + planned.completionTokens : promptEstimate(call) + options.maxTokens!;
-  }));
+  const cap = outputCap(call.model, call.maxTokens);
+  let most = 0;
+  let estimate: number | undefined;
+  for (const model of candidatesFor(call)) {
+    const planned = model.provider.plannedUsage?.(providerOptions(call, model));
+    most = Math.max(most, planned ? planned.promptTokens + planned.completionTokens : (estimate ??= promptEstimate(call)) + cap);
+  }
+  return most;
 }
 
 /** The prompt estimate of a call: its messages, plus a fill-in-the-middle suffix. */
 function promptEstimate(call: ModelCall): number {
-  return estimatePromptTokens(call.suffix ? [...call.messages, { role: 'user', content: call.suffix }] : call.messages);
+  return estimatePromptTokens(call.messages) + (call.suffix ? messageEstimate({ role: 'user', content: call.suffix }) : 0);
 }
 
 /** Holds a call's most tokens from the subject's budget, or throws 429 `rate_limited` (Retry-After) holding nothing. */
@@ -118,7 +144,6 @@ export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<To
  */
 export async function callModel(spend: TokenSpend, call: ModelCall, meter?: UsageMeter): Promise<ModelCallResult> {
   const candidates = candidatesFor(call);
-  const estimate = promptEstimate(call);
   const reservation = call.reservation ?? await reserveModelCall(spend, call);
   if (call.signal?.aborted) {
     await reservation.release();
@@ -131,6 +156,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let served = candidates[0]!;
   let upstreamMs = 0;
   let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
+  let committed!: Promise<void>;
   try {
     for (let i = 0; ; i++) {
       served = candidates[i]!;
@@ -163,16 +189,27 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     if (mapped instanceof CancelledError) outcome = 'cancelled';
     throw mapped;
   } finally {
-    // Tokens spent are charged whether or not the caller stayed to read them.
+    // Tokens spent are charged whether or not the caller stayed to read them. Without the provider's
+    // count: the prompt estimate (computed only then) plus the pieces received.
+    const estimate = usage ? 0 : promptEstimate(call);
     spent = usage ? usage.promptTokens + usage.completionTokens : estimate + pieces.length;
-    await reservation.settle(spent);
-    call.onSettled?.(spent);
-    await meter?.record({
+    committed = settleAndRecord(reservation, spent, call, meter && {
       subject: call.subject, model: served.id, outcome,
       promptTokens: usage ? usage.promptTokens : estimate, completionTokens: usage ? usage.completionTokens : pieces.length,
-    });
+    }, meter);
+    if (outcome !== 'succeeded' || !call.deferCommit) await committed;
+    // The caller awaits it; until then a failure must not count as unhandled.
+    else committed.catch(() => {});
   }
-  return { text: pieces.join(''), usage, finishReason, tokens: spent, model: served, upstreamMs };
+  return { text: pieces.join(''), usage, finishReason, tokens: spent, model: served, upstreamMs, committed };
+}
+
+/** The settle and the usage row of a call, started together (the row joins the next group commit at once). */
+async function settleAndRecord(reservation: TokenReservation, spent: number, call: ModelCall, entry: UsageEntry | undefined, meter: UsageMeter | undefined): Promise<void> {
+  const recorded = entry && meter!.record(entry);
+  await reservation.settle(spent);
+  call.onSettled?.(spent);
+  await recorded;
 }
 
 /** What the caller is told: an abort (the caller's, or one the provider reports) is the one CancelledError; anything else as thrown. */

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Environment, GeneratedFile } from '@codeloom/protocol';
 import type { Database, GenerationsTable } from '../database.js';
-import { GroupCommit } from '../group-commit.js';
 import { MultiRowInsert } from '../multi-row-insert.js';
 import type { DialectName } from '../open-database.js';
+import type { WriteQueue } from '../write-queue.js';
 
 export interface GenerationRecord {
   id: string; userId: string; environment: Environment; projectId: string | null; model: string; language: string;
@@ -29,26 +29,16 @@ const COLUMNS = ['id', 'user_id', 'environment', 'project_id', 'model', 'languag
   'prompt_tokens', 'completion_tokens', 'processing_ms', 'finish_reason', 'created_at'] as const satisfies readonly (keyof GenerationsTable)[];
 
 export class GenerationsRepo {
-  private readonly rows: MultiRowInsert<GenerationsTable>;
-  /** Concurrent inserts (one per generation answered) share one statement and one commit. */
-  private readonly commits: GroupCommit<GenerationsTable>;
+  /** Concurrent inserts (one per generation answered) share one statement and one commit, with the calls' usage rows. */
+  private readonly queued: (row: GenerationsTable) => Promise<void>;
 
-  constructor(private readonly db: Kysely<Database>, dialect: DialectName) {
-    this.rows = new MultiRowInsert<GenerationsTable>(dialect, 'generations', COLUMNS);
-    this.commits = new GroupCommit<GenerationsTable>({
-      writeBatch: async (rows) => { await this.db.executeQuery(this.rows.query(rows)); },
-      writeOne: async (row) => { await this.db.executeQuery(this.rows.query([row])); },
-    });
+  constructor(private readonly db: Kysely<Database>, dialect: DialectName, writes: WriteQueue) {
+    this.queued = writes.kind({ statement: new MultiRowInsert<GenerationsTable>(dialect, 'generations', COLUMNS) });
   }
 
-  /** Resolves once the row is committed (with whichever other inserts were waiting at the same time). */
+  /** Resolves once the row is committed (with whichever other rows were waiting at the same time). */
   insert(g: GenerationRecord): Promise<void> {
-    return this.commits.submit(toRow(g));
-  }
-
-  /** Waits for inserts still being written (before the database is closed). */
-  drain(): Promise<void> {
-    return this.commits.drain();
+    return this.queued(toRow(g));
   }
 
   /** Scoped by owner and environment: another account's generation is simply not found. */

@@ -1,6 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Environment } from '@codeloom/protocol';
-import type { Database } from '../database.js';
+import type { Database, UsageDailyTable } from '../database.js';
+import { MultiRowInsert } from '../multi-row-insert.js';
+import type { DialectName } from '../open-database.js';
+import type { WriteQueue } from '../write-queue.js';
 
 export interface UsageIncrement {
   userId: string; environment: Environment; apiKeyId: string | null; model: string; day: string;
@@ -15,34 +18,65 @@ export interface UsageRow {
 
 const GROUP_COLUMN = { day: 'day', model: 'model', api_key: 'api_key_id' } as const;
 
-export class UsageRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+const COLUMNS = ['user_id', 'environment', 'api_key_id', 'model', 'day', 'requests', 'failed_requests', 'prompt_tokens', 'completion_tokens'] as const satisfies readonly (keyof UsageDailyTable)[];
+const COUNTS = ['requests', 'failed_requests', 'prompt_tokens', 'completion_tokens'] as const;
 
-  /** Adds one call to its day's row, in one statement (an upsert), so concurrent calls on any instance all count. */
-  async add(u: UsageIncrement): Promise<void> {
-    await upsert(this.db, u, 1);
+/**
+ * Adds rows to their day's rows in one statement (an upsert, atomic on its own), its text built once per row
+ * count: `excluded` is the row that could not be inserted, in SQLite and PostgreSQL alike.
+ */
+function usageUpsert(dialect: DialectName): MultiRowInsert<UsageDailyTable> {
+  return new MultiRowInsert<UsageDailyTable>(dialect, 'usage_daily', COLUMNS,
+    `on conflict ("user_id", "environment", "day", "api_key_id", "model") do update set ${COUNTS.map((c) => `"${c}" = "usage_daily"."${c}" + excluded."${c}"`).join(', ')}`);
+}
+
+/** A call as the row it adds: one request (failed or not) and its tokens. */
+export const usageRow = (u: UsageIncrement): UsageDailyTable => ({
+  user_id: u.userId, environment: u.environment, api_key_id: u.apiKeyId ?? '', model: u.model, day: u.day,
+  requests: 1, failed_requests: u.failed ? 1 : 0, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens,
+});
+
+/** Rows of the same account, environment, API key, model and day summed into one (a statement may not update a row twice). */
+export function sumUsageRows(rows: UsageDailyTable[]): UsageDailyTable[] {
+  if (rows.length === 1) return rows;
+  const sums = new Map<string, UsageDailyTable>();
+  for (const r of rows) {
+    const key = `${r.user_id}\u0000${r.environment}\u0000${r.api_key_id}\u0000${r.model}\u0000${r.day}`;
+    const sum = sums.get(key);
+    if (!sum) {
+      sums.set(key, { ...r });
+      continue;
+    }
+    for (const c of COUNTS) sum[c] = Number(sum[c]) + Number(r[c]);
+  }
+  return [...sums.values()];
+}
+
+export class UsageRepo {
+  private readonly upsert: MultiRowInsert<UsageDailyTable>;
+  private readonly queued: (row: UsageDailyTable) => Promise<void>;
+
+  constructor(private readonly db: Kysely<Database>, dialect: DialectName, writes: WriteQueue) {
+    this.upsert = usageUpsert(dialect);
+    this.queued = writes.kind({ statement: this.upsert, combine: sumUsageRows });
   }
 
   /**
-   * Adds several calls in one transaction (one commit): calls of the same row are summed into one upsert.
-   * All are counted, or none is.
+   * Adds one call to its day's row, group-committed with the other rows model calls write at the same time
+   * (a generation's record among them, see write-queue.ts); resolves once committed.
    */
+  record(u: UsageIncrement): Promise<void> {
+    return this.queued(usageRow(u));
+  }
+
+  /** Adds one call to its day's row, in one statement (an upsert), so concurrent calls on any instance all count. */
+  async add(u: UsageIncrement): Promise<void> {
+    await this.addMany([u]);
+  }
+
+  /** Adds several calls in one statement (calls of the same row summed): all are counted, or none is. */
   async addMany(items: readonly UsageIncrement[]): Promise<void> {
-    const rows = new Map<string, { u: UsageIncrement; requests: number; failed: number; prompt: number; completion: number }>();
-    for (const u of items) {
-      const key = [u.userId, u.environment, u.apiKeyId ?? '', u.model, u.day].join('\u0000');
-      const row = rows.get(key) ?? { u, requests: 0, failed: 0, prompt: 0, completion: 0 };
-      row.requests += 1;
-      row.failed += u.failed ? 1 : 0;
-      row.prompt += u.promptTokens;
-      row.completion += u.completionTokens;
-      rows.set(key, row);
-    }
-    await this.db.transaction().execute(async (trx) => {
-      for (const r of rows.values()) {
-        await upsert(trx, { ...r.u, promptTokens: r.prompt, completionTokens: r.completion }, r.requests, r.failed);
-      }
-    });
+    if (items.length) await this.db.executeQuery(this.upsert.query(sumUsageRows(items.map(usageRow))));
   }
 
   /** One account's usage in one environment over [from, to] (UTC days, inclusive), summed per group. */
@@ -65,17 +99,4 @@ export class UsageRepo {
       promptTokens: Number(r.prompt_tokens), completionTokens: Number(r.completion_tokens),
     }));
   }
-}
-
-/** Adds `requests` calls (of which `failed` failed) and their tokens to a day's row, creating it when missing. */
-async function upsert(db: Kysely<Database>, u: UsageIncrement, requests: number, failed = u.failed ? requests : 0): Promise<void> {
-  await db.insertInto('usage_daily').values({
-    user_id: u.userId, environment: u.environment, api_key_id: u.apiKeyId ?? '', model: u.model, day: u.day,
-    requests, failed_requests: failed, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens,
-  }).onConflict((oc) => oc.columns(['user_id', 'environment', 'day', 'api_key_id', 'model']).doUpdateSet({
-    requests: sql`usage_daily.requests + ${requests}`,
-    failed_requests: sql`usage_daily.failed_requests + ${failed}`,
-    prompt_tokens: sql`usage_daily.prompt_tokens + ${u.promptTokens}`,
-    completion_tokens: sql`usage_daily.completion_tokens + ${u.completionTokens}`,
-  })).execute();
 }

@@ -149,6 +149,21 @@ describe('POST /api/v1/generate through the OpenAI-compatible provider', () => {
     expect(fake.aborts).toBe(1);
   });
 
+  it('aborts the upstream call when a client waiting for a JSON answer disconnects, and the next request on a new connection is answered', async () => {
+    fake.script({ chunkDelayMs: 50, reply: 'word '.repeat(200) });
+    const controller = new AbortController();
+    const pending = fetch(`${t.url}/api/v1/generate`, { method: 'POST', signal: controller.signal, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'long', model: 'gpt-test' }) });
+    const before = fake.requests.length;
+    for (let i = 0; i < 100 && fake.requests.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100)); // a few chunks in: the answer is being streamed from upstream
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await fake.waitForAborts(1, 3_000);
+    expect(fake.aborts).toBe(1);
+    fake.script({ chunkDelayMs: 0, reply: 'done' });
+    expect((await generate({ prompt: 'after', model: 'gpt-test' })).status).toBe(200);
+  });
+
   it('refuses with 429 once the tokens-per-minute budget is spent', async () => {
     fake.script({ usage: { promptTokens: 10, completionTokens: 19_995 } });
     const first = await generate({ prompt: 'big', model: 'gpt-test' });

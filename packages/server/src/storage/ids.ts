@@ -18,4 +18,24 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${id}`;
 }
 
-export const nowIso = () => new Date().toISOString();
+/**
+ * `newId` with the creation time first (milliseconds in base 32: 9 characters, in order until the year 2527),
+ * then the same 120 random bits. For rows inserted at a high rate (generations): ids made close together sort
+ * together, so a batch of inserts touches one page of the primary-key index instead of one page per row.
+ */
+export function newTimeOrderedId(prefix: IdPrefix): string {
+  const id = newId(prefix);
+  return `${prefix}_${Date.now().toString(32).padStart(9, '0')}${id.slice(prefix.length + 1)}`;
+}
+
+let lastMs = 0;
+let lastIso = '';
+/** The current time as RFC 3339 UTC; formatted once per millisecond (Date#toISOString is slow next to a string read). */
+export const nowIso = (): string => {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+};

@@ -4,7 +4,7 @@ import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
 import type { ChatMessage } from '../../providers/provider.js';
-import { newId, nowIso } from '../../storage/ids.js';
+import { newTimeOrderedId, nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
 import type { Principal } from '../../identity/principal.js';
@@ -169,7 +169,7 @@ export class GenerationService {
       usage.completionTokens += checked.repairUsage.completionTokens;
     }
     const record: GenerationRecord = {
-      id: newId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
+      id: newTimeOrderedId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
       model: served.id, language: prepared.language, prompt: prepared.body.prompt,
       request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null, ...(checked ? { verification: checked.verification } : {}) },
       output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,

@@ -27,9 +27,17 @@ export async function sendAsSse(
   // A server whose drain times out ends this stream with `shutting_down` (plugins/sse-streams.ts).
   const forget = request.server.sseStreams.add({ kind: 'generate', raw, id, stop: () => abort.abort() });
 
+  // Frames written in one turn (tokens that arrived together) leave in one socket write: corked until the turn's end.
+  let corked = false;
+  const uncork = () => { corked = false; raw.uncork(); };
   // A promise only when the client is behind: the model call awaits a returned hold-back, nothing otherwise.
   const write = (frame: StreamEvent): Promise<void> | undefined => {
     if (raw.destroyed || raw.writableEnded) return undefined;
+    if (!corked) {
+      corked = true;
+      raw.cork();
+      process.nextTick(uncork);
+    }
     if (raw.write(`event: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`)) return undefined;
     return Promise.race([once(raw, 'drain'), once(raw, 'close')]).then(() => undefined);
   };

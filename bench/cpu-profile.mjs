@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfNeeded } from '../scripts/build-if-needed.mjs';
+import { HEAP_FLAGS } from '../scripts/heap-flags.mjs';
 import { enterpriseUser, load, root, sequentialLatency, startProcess } from './lib.mjs';
 
 buildIfNeeded();
@@ -21,7 +22,7 @@ const server = await startProcess(join(root, 'packages/server/dist/main.js'), {
 // Restart under the profiler is simpler than attaching: spawn again with --cpu-prof on the same data dir.
 await server.stop();
 const { spawn } = await import('node:child_process');
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, join(root, 'packages/server/dist/main.js')], {
+const child = spawn(process.execPath, [...HEAP_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`, join(root, 'packages/server/dist/main.js')], {
   env: { ...process.env, HOST: '127.0.0.1', PORT: '0', CODELOOM_DATA_DIR: dataDir, CODELOOM_ARGON2_MEMORY_KIB: '4096', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { HEAP_FLAGS } from '../scripts/heap-flags.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Starts a node script that prints "listening on http://…" and resolves its URL. */
-export function startProcess(script, env = {}, args = []) {
-  const child = spawn(process.execPath, [script, ...args], {
+/** Starts a node script that prints "listening on http://…" and resolves its URL (`nodeArgs`: flags for node itself). */
+export function startProcess(script, env = {}, args = [], nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -26,9 +27,10 @@ export function startProcess(script, env = {}, args = []) {
   });
 }
 
-export async function startCodeloom(env = {}) {
+/** Codeloom as `npm start` runs it (the heap flags of scripts/heap-flags.mjs), on a fresh SQLite data directory. */
+export async function startCodeloom(env = {}, nodeArgs = HEAP_FLAGS) {
   const dataDir = mkdtempSync(join(tmpdir(), 'codeloom-bench-'));
-  const proc = await startProcess(join(root, 'packages/server/dist/main.js'), { CODELOOM_DATA_DIR: dataDir, CODELOOM_ARGON2_MEMORY_KIB: '4096', ...env });
+  const proc = await startProcess(join(root, 'packages/server/dist/main.js'), { CODELOOM_DATA_DIR: dataDir, CODELOOM_ARGON2_MEMORY_KIB: '4096', ...env }, [], nodeArgs);
   return { ...proc, dataDir };
 }
 

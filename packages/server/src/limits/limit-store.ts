@@ -59,7 +59,7 @@ export function windowBounds(w: WindowSpec, nowMs: number): { start: number; end
 }
 
 export function windowKey(w: WindowSpec, nowMs: number): string {
-  return `${w.key}:${windowBounds(w, nowMs).start}`;
+  return `${w.key}:${w.monthly ? windowBounds(w, nowMs).start : windowStart(w.windowSec, nowMs)}`;
 }
 
 /** A count moved by `delta` as `LimitStore.adjust` defines it (the Redis store's Lua script does the same). */

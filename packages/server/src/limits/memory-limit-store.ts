@@ -17,8 +17,10 @@ export class MemoryLimitStore implements LimitStore {
   }
 
   private write(w: WindowSpec, key: string, count: number, nowMs: number) {
-    const expiresAt = windowBounds(w, nowMs).end * 1000;
-    this.counters.set(key, { count, expiresAt });
+    // The key names the window, so a live entry under it already has this window's end.
+    const entry = this.counters.get(key);
+    if (entry && entry.expiresAt > nowMs) entry.count = count;
+    else this.counters.set(key, { count, expiresAt: windowBounds(w, nowMs).end * 1000 });
   }
 
   async consume(windows: WindowSpec[], cost = 1): Promise<ConsumeResult> {

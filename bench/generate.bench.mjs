@@ -21,12 +21,12 @@ const verdict = (ok) => (ok ? 'met' : 'MISSED');
 export async function benchGenerate({ duration = 5, memorySeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30) } = {}) {
   const upstream = await startProcess(join(root, 'bench/openai-upstream.mjs'));
   const bare = await startProcess(join(root, 'bench/bare-server.mjs'));
-  const server = await startCodeloom({ OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' });
+  const env = { OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' };
+  const server = await startCodeloom(env);
   const pid = server.child.pid;
   try {
-    // Enterprise allows 100,000 requests an hour per account: one account per scenario (four for the profile: one to warm up, three in turn for the run), and enough for the memory run.
-    const memoryAccounts = Math.ceil((memorySeconds * 4000) / 90_000);
-    const keys = (await Promise.all(Array.from({ length: 6 + memoryAccounts }, (_, i) => enterpriseUser(server, `bench-generate-${i}@example.com`)))).map((u) => u.key);
+    // Enterprise allows 100,000 requests an hour per account: one account per scenario (four for the profile: one to warm up, three in turn for the run).
+    const keys = (await Promise.all(Array.from({ length: 6 }, (_, i) => enterpriseUser(server, `bench-generate-${i}@example.com`)))).map((u) => u.key);
     const auth = { authorization: `Bearer ${keys[0]}` };
     const authOf = (i) => ({ authorization: `Bearer ${keys[i]}` });
     const upstreamBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } });
@@ -78,7 +78,8 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
       { path: 'overhead', 'p50 ms': overhead.p50.toFixed(3), 'p99 ms': overhead.p99.toFixed(3), target: `p50 ≤ ${TARGETS.overheadP50Ms}: ${verdict(overhead.p50 <= TARGETS.overheadP50Ms)}; p99 ≤ ${TARGETS.overheadP99Ms}: ${verdict(overhead.p99 <= TARGETS.overheadP99Ms)}` },
     ]);
 
-    const memory = await memoryRun(server.url, keys.slice(6).map((k) => generate(jsonBody, { authorization: `Bearer ${k}` })), pid, memorySeconds);
+    await server.stop();
+    const memory = await memoryRun(env, jsonBody, memorySeconds);
     printTable(`Server memory, POST /api/v1/generate at 50 connections for ${memorySeconds} s (BENCH_MEMORY_SECONDS; the target is for 300 s)`, [{
       'RSS start MiB': memory.start.toFixed(1), 'RSS end MiB': memory.end.toFixed(1), 'min MiB': memory.min.toFixed(1), 'max MiB': memory.max.toFixed(1),
       'end vs start': `${memory.driftPct >= 0 ? '+' : ''}${memory.driftPct.toFixed(1)} %`, requests: memory.requests, 'non-2xx': memory.non2xx,
@@ -91,20 +92,29 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
 }
 
 /**
- * RSS once a second under constant load. "Start" is the median of the samples in the first tenth of the run
- * after a warm-up (so start-up growth does not count), "end" the median of the last tenth.
+ * RSS once a second under constant load, on a server of its own (started as the others are), so what the other
+ * scenarios left in its heap does not count. "Start" is the median of the samples in the first tenth of the run
+ * after a 10 s warm-up (start-up growth does not count either), "end" the median of the last tenth.
  */
-async function memoryRun(base, requests, pid, seconds) {
-  // Each connection cycles through one request per account, so the accounts share the load evenly.
-  const opts = { method: 'POST', requests: requests.map((r) => ({ method: 'POST', headers: r.headers, body: r.body })) };
-  await load(`${base}/api/v1/generate`, { ...opts, duration: 5, connections: 50 });
-  const samples = [];
-  const timer = setInterval(() => samples.push(rssMiB(pid)), 1000);
-  const r = await load(`${base}/api/v1/generate`, { ...opts, duration: seconds, connections: 50 });
-  clearInterval(timer);
-  const tenth = Math.max(1, Math.floor(samples.length / 10));
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const start = median(samples.slice(0, tenth));
-  const end = median(samples.slice(-tenth));
-  return { start, end, min: Math.min(...samples), max: Math.max(...samples), driftPct: ((end - start) / start) * 100, requests: r.total, non2xx: r.non2xx };
+async function memoryRun(env, body, seconds) {
+  const server = await startCodeloom(env);
+  try {
+    // Enough accounts for the run at up to 8,000 requests a second (each allows 100,000 an hour); each connection
+    // cycles through one request per account, so the accounts share the load evenly.
+    const accounts = Math.ceil(((seconds + 10) * 8000) / 90_000);
+    const keys = (await Promise.all(Array.from({ length: accounts }, (_, i) => enterpriseUser(server, `bench-memory-${i}@example.com`)))).map((u) => u.key);
+    const opts = { requests: keys.map((k) => ({ method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body })) };
+    await load(`${server.url}/api/v1/generate`, { ...opts, duration: 10, connections: 50 });
+    const samples = [];
+    const timer = setInterval(() => samples.push(rssMiB(server.child.pid)), 1000);
+    const r = await load(`${server.url}/api/v1/generate`, { ...opts, duration: seconds, connections: 50 });
+    clearInterval(timer);
+    const tenth = Math.max(1, Math.floor(samples.length / 10));
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const start = median(samples.slice(0, tenth));
+    const end = median(samples.slice(-tenth));
+    return { start, end, min: Math.min(...samples), max: Math.max(...samples), driftPct: ((end - start) / start) * 100, requests: r.total, non2xx: r.non2xx };
+  } finally {
+    await server.stop();
+  }
 }

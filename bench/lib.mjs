@@ -21,7 +21,7 @@ export function startProcess(script, env = {}, args = [], nodeArgs = []) {
     child.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) resolve({ url: m[1], child, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
+      if (m) resolve({ url: m[1], child, stop: () => new Promise((r) => { if (child.exitCode !== null || child.signalCode !== null) return r(); child.once('exit', r); child.kill('SIGTERM'); }) });
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
   });

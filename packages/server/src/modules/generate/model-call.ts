@@ -207,6 +207,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
 /** The settle and the usage row of a call, started together (the row joins the next group commit at once). */
 async function settleAndRecord(reservation: TokenReservation, spent: number, call: ModelCall, entry: UsageEntry | undefined, meter: UsageMeter | undefined): Promise<void> {
   const recorded = entry && meter!.record(entry);
+  // Marked handled now: a usage write that fails while the settle is pending must not be an unhandled rejection
+  // (that ends a Node process); `await recorded` below still throws its error to the caller.
+  recorded?.catch(() => {});
   await reservation.settle(spent);
   call.onSettled?.(spent);
   await recorded;

@@ -13,3 +13,4 @@ export * from './schemas/verify.js';
 export * from './schemas/verify-info.js';
 export * from './languages.js';
 export * from './agent-prompt-format.js';
+export * from './lookup-table.js';

@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 import type { Conversation } from './conversation.js';
 import { fencedPaths } from './conversation.js';
 import type { GenerationSpec, SandboxFile } from './project-files.js';
@@ -10,11 +11,11 @@ import { KIND_NOUN, isTestFile } from './project-files.js';
  * describes the same files.
  */
 
-const TEST_TOOL: Record<string, string> = {
+const TEST_TOOL = lookupTable<string>({
   typescript: 'node:test (built into Node)', javascript: 'node:test (built into Node)', python: 'unittest (pytest runs it too)',
   java: 'plain main() checks (no JUnit needed)', go: 'go test with net/http/httptest', rust: '#[test] unit and integration tests',
   c: 'assert() programs run by make test', cpp: 'assert() programs registered with CTest', bash: 'a plain bash test script',
-};
+});
 
 const stack = (spec: GenerationSpec) => spec.framework || (spec.kind === 'api' ? 'the standard library' : 'no framework');
 

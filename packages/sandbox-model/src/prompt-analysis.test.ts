@@ -56,6 +56,14 @@ describe('analyzePrompt', () => {
 });
 
 describe('names', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('treats %s as an ordinary word, not an inherited property', (word) => {
+    expect(singular(word)).toBe(word);
+    expect(typeof plural(word)).toBe('string');
+    const a = analyzePrompt(`a CLI to manage ${word} ${word}s`);
+    expect(typeof a.entity.pascal).toBe('string');
+    expect(typeof a.resource.camel).toBe('string');
+  });
+
   it('spells a name in every case a language needs', () => {
     expect(nameForms(['blog', 'post'])).toEqual({ camel: 'blogPost', pascal: 'BlogPost', snake: 'blog_post', kebab: 'blog-post', flat: 'blogpost', words: 'blog post' });
   });

@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 /**
  * What the sandbox model (a deterministic template model, not AI) reads out
  * of a prompt: what kind of program to build and what it is about. Plain
@@ -53,16 +54,17 @@ const TITLED = new Set(['todo', 'task', 'note', 'post', 'article', 'book', 'issu
 
 const TRIGGER = /\b(?:for|of|manage|manages|managing|track|tracks|tracking|about|store|stores|storing|handle|handles|handling|list|lists|listing|crud|organize|organizing|catalog|catalogue|record|recording)\s+(?=(?:a |an |the |my |our |your |user |users' |all |some )?([a-z][a-z0-9-]*)(?:\s+([a-z][a-z0-9-]*))?)/g;
 
-const IRREGULAR: Record<string, string> = {
+const IRREGULAR = lookupTable({
   people: 'person', children: 'child', men: 'man', women: 'woman', mice: 'mouse', geese: 'goose', statuses: 'status', buses: 'bus',
   quizzes: 'quiz', movies: 'movie', cookies: 'cookie', indices: 'index', analyses: 'analysis', criteria: 'criterion', heroes: 'hero',
   potatoes: 'potato', aliases: 'alias', zombies: 'zombie', calories: 'calorie', pies: 'pie', ties: 'tie', matrices: 'matrix',
   vertices: 'vertex', appendices: 'appendix', leaves: 'leaf', lives: 'life', knives: 'knife', wolves: 'wolf',
-};
-const IRREGULAR_PLURAL = Object.fromEntries(Object.entries(IRREGULAR).map(([p, s]) => [s, p]));
+});
+const IRREGULAR_PLURAL = lookupTable<string>(Object.fromEntries(Object.entries(IRREGULAR).map(([p, s]) => [s!, p])));
 
 export function singular(word: string): string {
-  if (IRREGULAR[word]) return IRREGULAR[word];
+  const irregular = IRREGULAR[word];
+  if (irregular) return irregular;
   if (/(ss|us|is|ics|news|series|species)$/.test(word)) return word;
   if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (/(sses|xes|ches|shes|zzes)$/.test(word)) return word.slice(0, -2);
@@ -70,7 +72,8 @@ export function singular(word: string): string {
 }
 
 export function plural(word: string): string {
-  if (IRREGULAR_PLURAL[word]) return IRREGULAR_PLURAL[word];
+  const irregular = IRREGULAR_PLURAL[word];
+  if (irregular) return irregular;
   if (/(news|series|species)$/.test(word)) return word;
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;

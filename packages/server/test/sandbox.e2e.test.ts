@@ -63,6 +63,15 @@ describe('the sandbox environment', () => {
     expect((await api('/generate', u.token, { body: { prompt: 'y' }, headers: SANDBOX })).status).toBe(200);
   });
 
+  it('answers prompts whose subject names a JavaScript object property (constructor) like any other', async () => {
+    const u = await registerUser(t.url, { ip: nextIp() });
+    for (const prompt of ['a CLI to manage constructor', 'an API for constructors', 'a library of hasOwnProperty']) {
+      const r = await api('/generate', u.token, { body: { prompt }, headers: SANDBOX });
+      expect(r.status, prompt).toBe(200);
+      expect(r.body.files.length).toBeGreaterThan(0);
+    }
+  });
+
   it('cl_test_ keys work in the sandbox only; with X-Environment: production they are refused with 403', async () => {
     const u = await registerUser(t.url, { ip: nextIp() });
     const key = await api('/api-keys', u.token, { body: { name: 'test', environment: 'sandbox' } });

@@ -22,7 +22,7 @@ export async function startTestServer(options: { dialect?: 'sqlite' | 'postgres'
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
     PORT: '0',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CODELOOM_ARGON2_MEMORY_KIB: '1024',
     CODELOOM_TRUST_PROXY: 'true',
     CODELOOM_ISSUER: 'http://codeloom.test',

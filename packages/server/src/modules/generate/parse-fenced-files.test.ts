@@ -93,6 +93,11 @@ describe('parseFencedFiles: default names', () => {
     expect(paths('```java\npublic final class TodoStore {}\n```\n```java\nclass A {}\n```', 'java')).toEqual(['TodoStore.java', 'Main.java']);
   });
 
+  it('reads a fence tag like "constructor" as an unknown language, not an inherited property', () => {
+    expect(paths('```constructor\nx\n```\n```__proto__\ny\n```', 'python')).toEqual(['main.py', 'main2.py']);
+    expect(defaultFileName('constructor')).toBe('main.txt');
+  });
+
   it('never lets a default name replace a named file', () => {
     expect(paths('```ts main.ts\nnamed\n```\n```ts\nnameless\n```')).toEqual(['main.ts', 'main2.ts']);
   });

@@ -1,4 +1,5 @@
 import type { GeneratedFile } from '@codeloom/protocol';
+import { lookupTable } from '@codeloom/protocol';
 
 /**
  * Recovers files from a model's raw Markdown. Models name files in several
@@ -9,21 +10,21 @@ import type { GeneratedFile } from '@codeloom/protocol';
  * hostile or sloppy output can never write outside the project.
  */
 
-const LANGUAGE_IDS: Record<string, string> = {
+const LANGUAGE_IDS = lookupTable<string>({
   ts: 'typescript', tsx: 'typescript', typescript: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript',
   javascript: 'javascript', node: 'javascript', py: 'python', python: 'python', python3: 'python', java: 'java',
   go: 'go', golang: 'go', rs: 'rust', rust: 'rust', c: 'c', h: 'c', cpp: 'cpp', 'c++': 'cpp', cxx: 'cpp', cc: 'cpp',
   hpp: 'cpp', cs: 'csharp', csharp: 'csharp', 'c#': 'csharp', rb: 'ruby', ruby: 'ruby', php: 'php', kt: 'kotlin',
   kotlin: 'kotlin', swift: 'swift', sh: 'bash', bash: 'bash', shell: 'bash', zsh: 'bash', sql: 'sql', html: 'html',
   css: 'css', md: 'markdown', markdown: 'markdown', json: 'json', yaml: 'yaml', yml: 'yaml', toml: 'toml',
-};
+});
 
-const DEFAULT_NAMES: Record<string, string> = {
+const DEFAULT_NAMES = lookupTable<string>({
   typescript: 'main.ts', javascript: 'main.js', python: 'main.py', java: 'Main.java', go: 'main.go', rust: 'main.rs',
   c: 'main.c', cpp: 'main.cpp', csharp: 'Program.cs', ruby: 'main.rb', php: 'index.php', kotlin: 'Main.kt',
   swift: 'main.swift', bash: 'main.sh', sql: 'schema.sql', html: 'index.html', css: 'styles.css',
   markdown: 'README.md', json: 'data.json', yaml: 'config.yaml', toml: 'config.toml',
-};
+});
 
 /** The file name a nameless block of this language (id or common alias) gets. */
 export function defaultFileName(language: string): string {

@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 import type { CheckRun, CheckSpec, SandboxFile } from './sandbox-runner.js';
 import { SANDBOX_NODE_MODULES, type Tool, type Toolchains } from './toolchains.js';
 
@@ -147,11 +148,11 @@ function bash(files: SandboxFile[], tools: Toolchains): RecipeResult {
   return { checks, testChecks: checks.map((_, i) => i).slice(1) };
 }
 
-const RECIPES: Record<string, (files: SandboxFile[], tools: Toolchains) => RecipeResult> = {
+const RECIPES = lookupTable<(files: SandboxFile[], tools: Toolchains) => RecipeResult>({
   typescript, javascript, python, rust, java, go, bash,
   c: (f, t) => native(f, t, false),
   cpp: (f, t) => native(f, t, true),
-};
+});
 
 /** The checks for a language's files, or why they cannot be checked here. */
 export function recipeFor(language: string, files: SandboxFile[], tools: Toolchains): RecipeResult {
@@ -163,10 +164,10 @@ export function recipeFor(language: string, files: SandboxFile[], tools: Toolcha
 
 export const SUPPORTED_LANGUAGES = Object.keys(RECIPES);
 
-const NEEDS: Record<string, [Tool[], string]> = {
+const NEEDS = lookupTable<[Tool[], string]>({
   typescript: [['tsc'], 'the TypeScript compiler'], javascript: [['node'], 'node'], python: [['python'], 'python3'], rust: [['cargo', 'rustc'], 'cargo or rustc'],
   c: [['gcc'], 'gcc'], cpp: [['gpp'], 'g++'], java: [['javac'], 'javac and java'], go: [['go'], 'Go'], bash: [['bash'], 'bash'],
-};
+});
 
 /** Why a language cannot be verified here (no recipe, or its toolchain is missing), or undefined when it can. */
 export function unsupportedReason(language: string, tools: Toolchains): string | undefined {

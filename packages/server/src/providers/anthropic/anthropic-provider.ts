@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 /**
  * ModelProvider for Anthropic's Messages API (POST {base}/v1/messages).
  *
@@ -43,7 +44,7 @@ export function mapAnthropicStop(reason: unknown): FinishReason {
 }
 
 /** Status codes matching Anthropic's error types, so in-band errors map like HTTP ones. */
-const STATUS_OF_TYPE: Record<string, number> = {
+const STATUS_OF_TYPE = lookupTable<number>({
   invalid_request_error: 400,
   authentication_error: 401,
   permission_error: 403,
@@ -53,7 +54,7 @@ const STATUS_OF_TYPE: Record<string, number> = {
   api_error: 500,
   timeout_error: 504,
   overloaded_error: 529,
-};
+});
 
 interface WireUsage {
   input_tokens?: number;

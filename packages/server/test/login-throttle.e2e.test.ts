@@ -4,7 +4,7 @@
  * wrong passwords sent at once check exactly as many as the limit allows. A password that
  * was checked answers 401 `invalid_credentials`; one refused unchecked answers 429.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
@@ -15,6 +15,18 @@ const nextIp = () => `10.${[...randomBytes(3)].join('.')}`;
 
 const login = (base: string, email: string, password: string, ip: string) =>
   request(`${base}/api/v1/auth/login`, { body: { email, password }, headers: { 'x-forwarded-for': ip } });
+
+/**
+ * The throttle's windows are fixed (aligned to multiples of their length), so a burst that straddles a
+ * window's end is counted in two windows. The servers here use one-day windows, and each test starts
+ * only when at least a minute of the current one is left.
+ */
+const WINDOW_SEC = 86_400;
+const THROTTLE_ENV = { CODELOOM_LOGIN_WINDOW: String(WINDOW_SEC) };
+async function awayFromWindowEnd(marginSec = 60) {
+  const left = WINDOW_SEC - ((Date.now() / 1000) % WINDOW_SEC);
+  if (left < marginSec) await new Promise((r) => setTimeout(r, (left + 1) * 1000));
+}
 
 /** Tallies answers; every refusal must be a 429 with Retry-After. */
 function tally(responses: Awaited<ReturnType<typeof login>>[]) {
@@ -32,6 +44,7 @@ function tally(responses: Awaited<ReturnType<typeof login>>[]) {
 /** The same three properties on any set of instances (requests are spread over them). */
 function throttleSuite(instances: () => string[]) {
   const base = (i: number) => instances()[i % instances().length]!;
+  beforeEach(() => awayFromWindowEnd(), 70_000);
 
   it('60 concurrent wrong passwords for one account (from 60 addresses): exactly 5 are checked', async () => {
     const u = await registerUser(base(0), { ip: nextIp() });
@@ -59,7 +72,7 @@ function throttleSuite(instances: () => string[]) {
 
 describe('login throttle on one instance (memory store)', () => {
   let t: TestServer;
-  beforeAll(async () => { t = await startTestServer(); });
+  beforeAll(async () => { t = await startTestServer({ env: THROTTLE_ENV }); });
   afterAll(async () => { await t?.close(); });
   throttleSuite(() => [t.url]);
 });
@@ -68,7 +81,7 @@ if (!clusterEnabled) console.log('skipping the two-instance login throttle test:
 
 describe.skipIf(!clusterEnabled)('login throttle across two server processes on PostgreSQL + Redis', () => {
   let cluster: Cluster;
-  beforeAll(async () => { cluster = await startCluster('login'); }, 60_000);
+  beforeAll(async () => { cluster = await startCluster('login', { env: THROTTLE_ENV }); }, 60_000);
   afterAll(() => cluster?.stop());
 
   throttleSuite(() => cluster.servers.map((s) => s.url));

@@ -7,8 +7,8 @@ import { AppError } from './app-error.js';
  * `cancelled` or `interrupted` as its abort signal says.
  */
 export class CancelledError extends AppError {
-  constructor() {
-    super('cancelled', 'The request was cancelled.');
+  constructor(message = 'The request was cancelled.') {
+    super('cancelled', message);
     this.name = 'CancelledError';
   }
 }

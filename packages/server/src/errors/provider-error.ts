@@ -1,12 +1,12 @@
 import { AppError } from './app-error.js';
 
-/** The registry codes an upstream failure answers with: 502, 503, 504, or `cancelled` when the caller went away. */
-export type ProviderErrorKind = 'upstream_error' | 'service_unavailable' | 'upstream_timeout' | 'cancelled';
+/** The registry codes an upstream failure answers with: 502, 503, 504 (an aborted call is a CancelledError, not a ProviderError). */
+export type ProviderErrorKind = 'upstream_error' | 'service_unavailable' | 'upstream_timeout';
 
 /**
  * Thrown by providers for upstream failures. `kind` is the registry code and decides the HTTP answer:
- * upstream_error → 502, service_unavailable → 503, upstream_timeout → 504 (a `cancelled` one becomes
- * the caller's CancelledError in the model-call loop). `retryable` marks transient failures (429, 5xx,
+ * upstream_error → 502, service_unavailable → 503, upstream_timeout → 504. A call its caller aborted
+ * rejects with the one CancelledError instead. `retryable` marks transient failures (429, 5xx,
  * reset connections) that the caller may retry; `detail` must never contain upstream secrets.
  */
 export class ProviderError extends AppError {

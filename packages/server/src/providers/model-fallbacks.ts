@@ -20,7 +20,7 @@ export function candidatesFor(call: { model: RegisteredModel; suffix?: string | 
  * upstream (bad request, bad key) would fail the same way elsewhere, and a cancel is the caller's.
  */
 export function shouldFallBack(error: unknown): boolean {
-  if (!(error instanceof ProviderError) || error.kind === 'cancelled') return false;
+  if (!(error instanceof ProviderError)) return false; // a CancelledError never falls back
   const status = error.upstreamStatus;
   return status === undefined || status === 429 || status >= 500;
 }

@@ -43,3 +43,8 @@ export async function failure(promise: Promise<unknown>): Promise<ProviderError>
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
 }
+
+/** The rejection of a promise (any error), for calls whose abort must reject with the one CancelledError. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => expect.unreachable('resolved, expected a rejection'), (e: unknown) => e);
+}

@@ -3,7 +3,7 @@
  * (compare vercel/ai's LanguageModelV3): a call either returns the whole
  * text or streams it, always honours an AbortSignal, and always reports
  * real token usage and why it stopped. Failures are thrown as ProviderError
- * (errors/provider-error.ts; an aborted call as its `cancelled` kind).
+ * (errors/provider-error.ts); an aborted call rejects with CancelledError.
  */
 
 export interface ChatMessage {

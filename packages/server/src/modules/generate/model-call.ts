@@ -217,6 +217,6 @@ async function settleAndRecord(reservation: TokenReservation, spent: number, cal
 
 /** What the caller is told: an abort (the caller's, or one the provider reports) is the one CancelledError; anything else as thrown. */
 function asCallError(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted || (error instanceof ProviderError && error.kind === 'cancelled')) return new CancelledError();
+  if (signal?.aborted || error instanceof CancelledError) return new CancelledError();
   return error;
 }

@@ -1,7 +1,8 @@
+import { CancelledError } from '../../errors.js';
 import { describe, expect, it } from 'vitest';
 import { startAnthropicFake, type FakeVendor } from '../../../test/fakes/anthropic-fake.js';
 import type { StreamPart } from '../provider.js';
-import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
+import { collect, failure, rejection, setupProviderTests } from '../provider-test-setup.js';
 import { anthropicEndpoint, createAnthropicProvider, type AnthropicProviderOptions } from './anthropic-provider.js';
 
 const KEY = 'sk-ant-api03-test0123456789';
@@ -140,20 +141,20 @@ describe('Anthropic provider', () => {
     fake.script({ reply: 'a b c d e f g h', chunkDelayMs: 100 });
     const controller = new AbortController();
     const seen: StreamPart[] = [];
-    const done = failure(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
+    const done = rejection(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
     while (seen.length < 1) await new Promise((r) => setTimeout(r, 5));
     const abortedAt = Date.now();
     controller.abort();
     await fake.waitForAborts(1, 500);
     expect(Date.now() - abortedAt).toBeLessThan(100);
-    expect((await done).kind).toBe('cancelled');
+    expect(await done).toBeInstanceOf(CancelledError);
   });
 
   it('an already-aborted signal sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();
-    const err = await failure(provider().generate({ model: 'm', messages, signal: controller.signal }));
-    expect(err.kind).toBe('cancelled');
+    const err = await rejection(provider().generate({ model: 'm', messages, signal: controller.signal }));
+    expect(err).toBeInstanceOf(CancelledError);
     expect(fake.requests).toHaveLength(0);
   });
 });

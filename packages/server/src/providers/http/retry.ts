@@ -8,7 +8,7 @@
  * callers wrap just the part of a call before any output reached the client:
  * once tokens were delivered, a retry would duplicate them.
  */
-import { ProviderError, UpstreamError, wholeSeconds } from '../../errors.js';
+import { CancelledError, ProviderError, UpstreamError, wholeSeconds } from '../../errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt; 0 = try once. */
@@ -25,8 +25,8 @@ export interface RetryOptions {
   onRetry?: (error: ProviderError, nextAttempt: number, delayMs: number) => void;
 }
 
-export function cancelledError(): ProviderError {
-  return new ProviderError('cancelled', 'the caller went away; the upstream request was aborted', false);
+export function cancelledError(): CancelledError {
+  return new CancelledError('the caller went away; the upstream request was aborted');
 }
 
 /**

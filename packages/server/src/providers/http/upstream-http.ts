@@ -16,7 +16,7 @@
  * on par). Both vendors' wire formats are small enough to own.
  */
 import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provider.js';
-import { ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
+import { CancelledError, ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
 import { cancelledError, withRetry } from './retry.js';
 import { SseReader, type SseEvent } from './sse.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
@@ -91,7 +91,7 @@ export class UpstreamCall {
   }
 
   /** Maps whatever was thrown while talking to the upstream; `delivered` = text parts already given to the caller. */
-  classify(err: unknown, delivered: number): ProviderError {
+  classify(err: unknown, delivered: number): ProviderError | CancelledError {
     if (this.timedOut) {
       return new ProviderError(
         'upstream_timeout',

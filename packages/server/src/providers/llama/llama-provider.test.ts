@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelCallOptions, StreamPart } from '../provider.js';
-import { ProviderError } from '../../errors.js';
+import { ProviderError, CancelledError } from '../../errors.js';
 import { createLlamaProvider, defaultThreads, loadNodeLlamaCpp, type LlamaProvider } from './llama-provider.js';
 import { buildTinyGguf, TINY_DIMS, writeTinyGguf } from './tiny-gguf.js';
 import { TokenText } from './token-text.js';
@@ -145,7 +145,7 @@ describe.skipIf(!llamaInstalled)('llama provider on a tiny random-weight model',
     }
   });
 
-  it('stops promptly with a cancelled ProviderError when aborted mid-stream', async () => {
+  it('stops promptly with a CancelledError when aborted mid-stream', async () => {
     const controller = new AbortController();
     let abortedAt = 0;
     let pieces = 0;
@@ -157,14 +157,13 @@ describe.skipIf(!llamaInstalled)('llama provider on a tiny random-weight model',
         }
       }
     })().catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect((error as ProviderError).kind).toBe('cancelled');
+    expect(error).toBeInstanceOf(CancelledError);
     expect(performance.now() - abortedAt).toBeLessThan(500);
   });
 
   it('rejects an already aborted call without generating', async () => {
     const err = await provider.generate(call({ signal: AbortSignal.abort() })).catch((e: unknown) => e);
-    expect((err as ProviderError).kind).toBe('cancelled');
+    expect(err).toBeInstanceOf(CancelledError);
   });
 
   it('serializes concurrent calls and frees the sequence when a consumer stops early', async () => {
@@ -180,7 +179,7 @@ describe.skipIf(!llamaInstalled)('llama provider on a tiny random-weight model',
     const running = provider.generate(call({ maxTokens: 40 }));
     const queued = provider.generate(call({ signal: controller.signal })).catch((e: unknown) => e);
     controller.abort();
-    expect(((await queued) as ProviderError).kind).toBe('cancelled');
+    expect(await queued).toBeInstanceOf(CancelledError);
     expect((await running).usage.completionTokens).toBeGreaterThan(0);
   });
 

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { ChatMessage, FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, StreamPart, Usage } from '../provider.js';
-import { ProviderError } from '../../errors.js';
+import { CancelledError, ProviderError } from '../../errors.js';
 import type { NlcChatHistoryItem, NlcChatWrapper, NlcContext, NlcLlama, NlcModel, NlcSequence, NodeLlamaCpp, Token } from './node-llama-cpp-types.js';
 import { TokenText } from './token-text.js';
 
@@ -111,11 +111,11 @@ class Queue {
   }
 }
 
-function cancelled(): ProviderError {
-  return new ProviderError('cancelled', 'the request was cancelled', false);
+function cancelled(): CancelledError {
+  return new CancelledError('the request was cancelled');
 }
 
-/** `promise`, or a 'cancelled' ProviderError as soon as `signal` aborts. */
+/** `promise`, or a CancelledError as soon as `signal` aborts. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(cancelled());
   return new Promise<T>((resolve, reject) => {

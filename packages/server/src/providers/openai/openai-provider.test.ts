@@ -1,8 +1,9 @@
+import { CancelledError } from '../../errors.js';
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { startOpenAIFake, type FakeVendor } from '../../../test/fakes/openai-fake.js';
 import type { StreamPart } from '../provider.js';
-import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
+import { collect, failure, rejection, setupProviderTests } from '../provider-test-setup.js';
 import { createOpenAIProvider, openAIEndpoint, type OpenAIProviderOptions } from './openai-provider.js';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -160,13 +161,13 @@ describe('OpenAI-compatible provider', () => {
     fake.script({ reply: 'a b c d e f g h', chunkDelayMs: 100 });
     const controller = new AbortController();
     const seen: StreamPart[] = [];
-    const done = failure(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
+    const done = rejection(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
     while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
     const abortedAt = Date.now();
     controller.abort();
     await fake.waitForAborts(1, 500);
     expect(Date.now() - abortedAt).toBeLessThan(100);
-    expect((await done).kind).toBe('cancelled');
+    expect(await done).toBeInstanceOf(CancelledError);
   });
 
   it('a consumer that stops iterating releases the upstream request', async () => {
@@ -180,10 +181,10 @@ describe('OpenAI-compatible provider', () => {
   it('aborting a hung generate cancels it and the fake sees the disconnect', async () => {
     fake.script({ hang: true });
     const controller = new AbortController();
-    const pending = failure(provider().generate({ model: 'm', messages, signal: controller.signal }));
+    const pending = rejection(provider().generate({ model: 'm', messages, signal: controller.signal }));
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
-    expect((await pending).kind).toBe('cancelled');
+    expect(await pending).toBeInstanceOf(CancelledError);
     await fake.waitForAborts(1, 500);
   });
 

@@ -8,7 +8,7 @@
 import type { GeneratedFile } from '@codeloom/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseFencedFiles } from '../../modules/generate/parse-fenced-files.js';
-import { ProviderError } from '../../errors.js';
+import { ProviderError, CancelledError } from '../../errors.js';
 import type { ModelCallOptions, StreamPart } from '../provider.js';
 import { createSandboxProvider } from './sandbox-provider.js';
 
@@ -110,15 +110,14 @@ describe('the sandbox provider', () => {
     expect(roomy).toEqual(full);
   });
 
-  it('honours an AbortSignal aborted before the call: ProviderError cancelled, no text', async () => {
+  it('honours an AbortSignal aborted before the call: CancelledError, no text', async () => {
     const controller = new AbortController();
     controller.abort();
     const failure = await provider.generate(call('REST API for todos', {}, { signal: controller.signal })).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(ProviderError);
-    expect(failure).toMatchObject({ kind: 'cancelled', retryable: false });
+    expect(failure).toBeInstanceOf(CancelledError);
     const seen: StreamPart[] = [];
     const streamed = await (async () => { for await (const p of provider.stream(call('x', {}, { signal: controller.signal }))) seen.push(p); })().catch((e: unknown) => e);
-    expect(streamed).toMatchObject({ kind: 'cancelled' });
+    expect(streamed).toBeInstanceOf(CancelledError);
     expect(seen).toEqual([]);
   });
 
@@ -131,8 +130,7 @@ describe('the sandbox provider', () => {
         if (seen.length === 10) controller.abort();
       }
     })().catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(ProviderError);
-    expect((failure as ProviderError).kind).toBe('cancelled');
+    expect(failure).toBeInstanceOf(CancelledError);
     expect(seen).toHaveLength(10);
     expect(seen.every((p) => p.type === 'text')).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { sandboxAnswer } from '@codeloom/sandbox-model';
 import type { GenerateOutput, ModelCallOptions, ModelProvider, StreamPart } from '../provider.js';
-import { ProviderError } from '../../errors.js';
+import { CancelledError, ProviderError } from '../../errors.js';
 
 /**
  * The `sandbox` model as a provider: a deterministic template model, NOT AI
@@ -16,7 +16,7 @@ const PIECES_PER_TURN = 64;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ProviderError('cancelled', 'The sandbox generation was cancelled.', false);
+  if (signal?.aborted) throw new CancelledError('The sandbox generation was cancelled.');
 }
 
 async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamPart> {

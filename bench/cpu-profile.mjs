@@ -93,3 +93,25 @@ for (const [name, t] of self) {
 }
 console.log('\nby group:');
 for (const [g, t] of [...groups].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${((t / busy) * 100).toFixed(1).padStart(5)} %  ${g}`);
+
+// Inclusive ("total") time of our own functions and the libraries' entry points: what a frame costs with all it calls.
+if (process.env.PROFILE_INCLUSIVE) {
+  const pattern = new RegExp(process.env.PROFILE_INCLUSIVE === '1' ? 'packages/server' : process.env.PROFILE_INCLUSIVE);
+  const parent = new Map();
+  for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const inclusive = new Map();
+  for (const [id, t] of dt) {
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const cf = byId.get(cur).callFrame;
+      if (cf.functionName === '(idle)') break;
+      const name = `${cf.functionName || '(anonymous)'} ${cf.url.replace(/^file:\/\//, '').replace(root, '').replace(/.*node_modules\//, '~')}:${cf.lineNumber + 1}`;
+      if (seen.has(name) || !pattern.test(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + t);
+    }
+  }
+  console.log(`\ninclusive (frames matching ${pattern}):`);
+  for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((t / busy) * 100).toFixed(1).padStart(5)} %  ${name}`);
+}

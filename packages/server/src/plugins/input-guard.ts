@@ -3,21 +3,28 @@ import { AppError } from '../errors.js';
 
 const MAX_DEPTH = 64;
 
+const escapeKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
 /** The JSON pointer of the first string (or key) holding a NUL character, or undefined. */
 export function findNul(value: unknown, pointer = '', depth = 0): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? pointer || '/' : undefined;
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  // The pointer is spelled only on a hit: most requests have none, and most values are no containers.
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${pointer}/${i}`, depth + 1);
+      const item: unknown = value[i];
+      if (typeof item === 'string' ? !item.includes('\u0000') : item === null || typeof item !== 'object') continue;
+      const hit = findNul(item, `${pointer}/${i}`, depth + 1);
       if (hit) return hit;
     }
     return undefined;
   }
-  for (const [key, item] of Object.entries(value)) {
-    const path = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (key.includes('\u0000')) return path.replace(/\u0000/g, '\\u0000');
-    const hit = findNul(item, path, depth + 1);
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000')) return `${pointer}/${escapeKey(key)}`.replace(/\u0000/g, '\\u0000');
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (typeof item === 'string' ? !item.includes('\u0000') : item === null || typeof item !== 'object') continue;
+    const hit = findNul(item, `${pointer}/${escapeKey(key)}`, depth + 1);
     if (hit) return hit;
   }
   return undefined;

@@ -1,11 +1,12 @@
 // The request hot path (issue 13), measured side by side in one run against the same local
 // OpenAI-compatible upstream (bench/openai-upstream.mjs, answers at once): the bare Fastify route, the
-// upstream directly, POST /api/v1/generate as JSON and as SSE, GET /v1/user/profile with an API key, the
+// upstream directly, the forwarding alone (bench/forward-server.mjs), POST /api/v1/generate as JSON and as SSE, GET /v1/user/profile with an API key, the
 // single-connection overhead, the server's CPU per request, and whether its memory stays flat under load.
 // The server runs with its default logging (LOG_LEVEL=info, CODELOOM_REQUEST_LOG=errors).
 //   BENCH_DURATION=10            seconds per load figure (default 5)
 //   BENCH_MEMORY_SECONDS=300     the memory run (default 30; the issue's figure is 5 minutes)
 import { join } from 'node:path';
+import { HEAP_FLAGS } from '../scripts/heap-flags.mjs';
 import { cpuMicros, enterpriseUser, load, printTable, root, rssMiB, sequentialLatency, startCodeloom, startProcess } from './lib.mjs';
 
 const TARGETS = {
@@ -21,6 +22,7 @@ const verdict = (ok) => (ok ? 'met' : 'MISSED');
 export async function benchGenerate({ duration = 5, memorySeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30) } = {}) {
   const upstream = await startProcess(join(root, 'bench/openai-upstream.mjs'));
   const bare = await startProcess(join(root, 'bench/bare-server.mjs'));
+  const forward = await startProcess(join(root, 'bench/forward-server.mjs'), { UPSTREAM_URL: `${upstream.url}/v1` }, [], HEAP_FLAGS);
   const env = { OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' };
   const server = await startCodeloom(env);
   const pid = server.child.pid;
@@ -44,15 +46,16 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
 
     // 50 connections. Every Codeloom scenario is warmed first; its CPU is the server process's, per request.
     // The warm-up may use another account (`warm`), so a fast route's measured run stays within one account's hourly requests.
-    const measured = async (url, opts, warm = opts) => {
+    const measured = async (url, opts, warm = opts, of = pid) => {
       await load(url, { ...warm, duration: Math.min(2, duration), connections: 50 });
-      const c0 = cpuMicros(pid);
+      const c0 = cpuMicros(of);
       const r = await load(url, { ...opts, duration, connections: 50 });
-      return { ...r, cpuUs: (cpuMicros(pid) - c0) / Math.max(1, r.total) };
+      return { ...r, cpuUs: (cpuMicros(of) - c0) / Math.max(1, r.total) };
     };
     await load(`${bare.url}/`, { duration: Math.min(2, duration), connections: 50 });
     const bareRun = await load(`${bare.url}/`, { duration, connections: 50 });
     const upstreamRun = await load(`${upstream.url}/v1/chat/completions`, { duration, connections: 50, method: 'POST', headers: { 'content-type': 'application/json' }, body: upstreamBody });
+    const forwardRun = await measured(`${forward.url}/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: jsonBody }, undefined, forward.child.pid);
     const jsonRun = await measured(`${server.url}/api/v1/generate`, generate(jsonBody));
     const sseRun = await measured(`${server.url}/api/v1/generate`, generate(sseBody, authOf(1)));
     // The profile runs faster than one account's 100,000 requests an hour allow: each connection cycles through three accounts.
@@ -66,10 +69,14 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
     printTable(`50 connections, ${duration} s each, one run`, [
       row('bare Fastify {}', bareRun),
       row('upstream directly (SSE)', upstreamRun),
+      row('forwarding only (Fastify + undici → upstream, JSON)', forwardRun),
       row('POST /api/v1/generate (JSON)', jsonRun, `≥ ${TARGETS.generateVsBare}× bare: ${verdict(ratio(jsonRun) >= TARGETS.generateVsBare)}; p99 ≤ ${TARGETS.generateP99Ms} ms: ${verdict(jsonRun.p99 <= TARGETS.generateP99Ms)}`),
       row('POST /api/v1/generate (SSE)', sseRun),
       row('GET /v1/user/profile (API key)', profileRun, `≥ ${TARGETS.profileVsBare}× bare: ${verdict(ratio(profileRun) >= TARGETS.profileVsBare)}`),
     ]);
+
+    console.log(`/generate JSON against the forwarding alone: ${(jsonRun.rps / forwardRun.rps).toFixed(2)}× its throughput, `
+      + `${Math.round(jsonRun.cpuUs)} against ${Math.round(forwardRun.cpuUs)} µs of server CPU per request (auth, limits, token budget, storage, validation: ${Math.round(jsonRun.cpuUs - forwardRun.cpuUs)} µs)`);
 
     const overhead = { p50: via.p50 - direct.p50, p99: via.p99 - direct.p99 };
     printTable('1 connection, 2,000 sequential requests: POST /api/v1/generate vs the upstream directly', [
@@ -85,9 +92,9 @@ export async function benchGenerate({ duration = 5, memorySeconds = Number(proce
       'end vs start': `${memory.driftPct >= 0 ? '+' : ''}${memory.driftPct.toFixed(1)} %`, requests: memory.requests, 'non-2xx': memory.non2xx,
       target: `± ${TARGETS.memoryDriftPct} %: ${verdict(Math.abs(memory.driftPct) <= TARGETS.memoryDriftPct)}`,
     }]);
-    return { direct, via, overhead, seqCpu, bare: bareRun, upstream: upstreamRun, json: jsonRun, sse: sseRun, profile: profileRun, memory };
+    return { direct, via, overhead, seqCpu, bare: bareRun, upstream: upstreamRun, forward: forwardRun, json: jsonRun, sse: sseRun, profile: profileRun, memory };
   } finally {
-    await Promise.all([upstream.stop(), bare.stop(), server.stop()]);
+    await Promise.all([upstream.stop(), bare.stop(), forward.stop(), server.stop()]);
   }
 }
 

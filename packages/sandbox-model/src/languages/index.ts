@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 import type { GenerationSpec, LanguageGenerator, SandboxFile } from '../project-files.js';
 import { generateBash } from './bash/index.js';
 import { generateC } from './c/index.js';
@@ -14,7 +15,7 @@ import { generateRust } from './rust/index.js';
  * writes whole projects in, by catalog id; every other language gets the
  * generic single-file answer.
  */
-export const GENERATORS: Readonly<Record<string, LanguageGenerator>> = {
+export const GENERATORS = lookupTable<LanguageGenerator>({
   typescript: (s) => generateNode(s, true),
   javascript: (s) => generateNode(s, false),
   python: generatePython,
@@ -24,7 +25,7 @@ export const GENERATORS: Readonly<Record<string, LanguageGenerator>> = {
   c: generateC,
   cpp: generateCpp,
   bash: generateBash,
-};
+});
 
 /** The files of the project a spec describes, in its language. */
 export const projectFiles = (spec: GenerationSpec): SandboxFile[] => (GENERATORS[spec.language] ?? generateGeneric)(spec);

@@ -1,3 +1,4 @@
+import { lookupTable } from '@codeloom/protocol';
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme } from '../../project-files.js';
 
@@ -10,10 +11,10 @@ import { readme } from '../../project-files.js';
 export function generateGeneric(spec: GenerationSpec): SandboxFile[] {
   const files = genericFiles(spec);
   const main = files[0]!.path;
-  const run: Record<string, string> = {
+  const run = lookupTable<string>({
     csharp: 'dotnet run', ruby: `ruby ${main} "first one"`, php: `php ${main} "first one"`, swift: `swift ${main} "first one"`,
     kotlin: `kotlinc ${main} -include-runtime -d app.jar && java -jar app.jar "first one"`, sql: `sqlite3 app.db < ${main}`, html: `open ${main}`,
-  };
+  });
   return [...files, readme(spec, { run: run[spec.language] ?? `see ${main}` }, files)];
 }
 

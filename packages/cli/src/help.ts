@@ -1,5 +1,7 @@
+import { lookupTable } from '@codeloom/protocol';
+
 /** Help text per command (`codeloom CMD --help`) and the overview (`codeloom --help`). */
-export const COMMAND_HELP: Record<string, string> = {
+export const COMMAND_HELP = lookupTable<string>({
   serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
   migrate: 'codeloom migrate\n  Apply database migrations and exit.',
   admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list every account and their count (or one page of them)\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
@@ -17,7 +19,7 @@ export const COMMAND_HELP: Record<string, string> = {
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
   eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
   usage: 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]\n  Model calls and tokens of your account in this environment (--sandbox: the sandbox\'s), per UTC day (default), model or API key;\n  from and to are inclusive (default: the last 30 days). A table with a total row; --json prints the API\'s report.',
-};
+});
 
 export const OVERVIEW = `codeloom — the Codeloom command line
 

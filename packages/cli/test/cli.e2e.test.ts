@@ -148,6 +148,11 @@ describe('codeloom (client commands)', () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['generate'])).code).toBe(2);
     expect((await cli(['--nope'])).code).toBe(2);
+    // Words that name JavaScript object properties are unknown commands and values like any other.
+    const proto = await cli(['constructor', '--help']);
+    expect(proto.code).toBe(2);
+    expect(proto.stderr).toContain('unknown command: constructor');
+    expect((await cli(['usage', '--by', 'constructor'])).code).toBe(2);
     for (const c of ['register', 'login', 'logout', 'whoami', 'keys', 'generate', 'projects', 'workflows', 'agents', 'run', 'runs', 'models', 'usage', 'serve', 'migrate', 'admin']) {
       const h = await cli([c, '--help']);
       expect(h.code, c).toBe(0);

@@ -1,4 +1,4 @@
-import type { GeneratedFile } from '@codeloom/protocol';
+import { lookupTable, type GeneratedFile } from '@codeloom/protocol';
 import { CodeloomError } from './errors.js';
 import type { AuthSession, AuthUser, GenerationResult, Page } from './types.js';
 
@@ -25,11 +25,11 @@ export function normalizeAuth(raw: unknown): AuthSession {
   };
 }
 
-const MAIN_FILE: Record<string, string> = {
+const MAIN_FILE = lookupTable<string>({
   typescript: 'main.ts', javascript: 'main.js', python: 'main.py', java: 'Main.java', go: 'main.go', rust: 'main.rs',
   c: 'main.c', cpp: 'main.cpp', csharp: 'Program.cs', ruby: 'main.rb', php: 'main.php', kotlin: 'Main.kt',
   swift: 'main.swift', bash: 'main.sh', sql: 'main.sql', html: 'index.html',
-};
+});
 
 /** The file name used when a result has `code` but no `files`. */
 export function defaultFileName(language: string | undefined): string {

@@ -73,13 +73,14 @@ describe('auth response shapes', () => {
 describe('generation results', () => {
   it('derives files from code when the server omits them (spec §2.3 shape)', async () => {
     const bare = { id: 'gen_1', code: 'print("hi")\n', language: 'python', model: 'm', tokens_used: 3, processing_time: 0.01 };
-    const { fetch, calls } = fakeFetch({ '/api/v1/generate': bare, '/api/v1/generations/gen_1': { ...bare, language: 'cobol' } });
+    const { fetch, calls } = fakeFetch({ '/api/v1/generate': bare, '/api/v1/generations/gen_1': { ...bare, language: 'cobol' }, '/api/v1/generations/gen_3': { ...bare, id: 'gen_3', language: 'constructor' } });
     const client = new Codeloom({ apiKey: 'cl_live_x' }, { baseUrl: 'http://codeloom.test', fetch });
     const result = await client.generate({ prompt: 'hello', language: 'python' });
     expect(result.files).toEqual([{ path: 'main.py', content: 'print("hi")\n' }]);
     expect(result.output).toBe('print("hi")\n');
     expect(calls[0]!.body).toEqual({ prompt: 'hello', language: 'python' });
     expect((await client.generations.get('gen_1')).files).toEqual([{ path: 'main.txt', content: 'print("hi")\n' }]);
+    expect((await client.generations.get('gen_3')).files).toEqual([{ path: 'main.txt', content: 'print("hi")\n' }]);
   });
 
   it('keeps the files a server sends', async () => {

@@ -1,8 +1,9 @@
+import { lookupTable } from '@codeloom/protocol';
 import type { UsageReport, UsageRow } from '@codeloom/client';
 import { clientFor, print, UsageError, type GlobalFlags } from '../cli-context.js';
 
 const USAGE = 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]';
-const GROUPS = { day: 'day', model: 'model', api_key: 'api_key', key: 'api_key' } as const;
+const GROUPS = lookupTable({ day: 'day', model: 'model', api_key: 'api_key', key: 'api_key' } as const);
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function table(head: string[], rows: string[][]): string {
@@ -17,7 +18,7 @@ const counts = (r: Omit<UsageRow, 'day' | 'model' | 'api_key_id'>) =>
 /** `codeloom usage`: model calls and tokens of the signed-in account (in its environment), per day, model or API key. */
 export async function usage(flags: GlobalFlags, args: string[], opts: { from?: string | undefined; to?: string | undefined; by?: string | undefined }): Promise<number> {
   if (args.length) throw new UsageError(USAGE);
-  const group = GROUPS[(opts.by ?? 'day') as keyof typeof GROUPS];
+  const group = GROUPS[opts.by ?? 'day'];
   if (!group) throw new UsageError(`--by takes day, model or api_key (got ${JSON.stringify(opts.by)})`);
   const client = clientFor(flags);
   const report: UsageReport = await client.usage.get({ ...(opts.from ? { from: opts.from } : {}), ...(opts.to ? { to: opts.to } : {}), group_by: group });

@@ -23,7 +23,8 @@ function treeOf(files: BrowsableFile[]): Dir {
 const EXT_LANG: Record<string, string> = { ts: 'typescript', tsx: 'typescript', js: 'javascript', mjs: 'javascript', py: 'python', rs: 'rust', go: 'go', java: 'java', c: 'c', h: 'c', cpp: 'cpp', hpp: 'cpp', sh: 'bash', json: 'json', md: 'markdown', yml: 'yaml', yaml: 'yaml', toml: 'ini', html: 'xml', css: 'css', sql: 'sql' };
 
 function highlighted(path: string, content: string): string {
-  const lang = EXT_LANG[path.split('.').pop()?.toLowerCase() ?? ''];
+  const ext = path.split('.').pop()?.toLowerCase() ?? '';
+  const lang = Object.hasOwn(EXT_LANG, ext) ? EXT_LANG[ext] : undefined; // a file named x.constructor has no language
   try {
     return lang && hljs.getLanguage(lang) ? hljs.highlight(content, { language: lang, ignoreIllegals: true }).value : hljs.highlightAuto(content).value;
   } catch {

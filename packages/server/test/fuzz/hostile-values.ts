@@ -6,6 +6,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
     '', ' ', '\u0000', 'a\u0000b', 'prj_\u0000', '\u0001\u0002\u001f\u007f', '\t\n\r', '\u001b[31mred', '\ud800', 'x\udfffy', '\udc00\ud800',
     '\uffff', '\ufeff', '\u202e', 'ａ@example.com', 'A@EXAMPLE.COM', '../../etc/passwd', '..%2f..%2f', '%00', '%ff', '%', '%zz', '%C0%AE',
     "' OR 1=1 --", '"; DROP TABLE accounts; --', '<script>alert(1)</script>', '{{7*7}}', '${jndi:ldap://x}', '__proto__', 'constructor',
+    'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'a CLI to manage constructor', 'REST API for __proto__ records',
     'null', 'undefined', 'NaN', 'Infinity', '-1', '0', '1e300', '99999999999999999999', 'true', '[]', '{}', '😀', '\u0301', 'İ', 'ß',
   ) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },

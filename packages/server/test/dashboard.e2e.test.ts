@@ -45,7 +45,8 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await shot(page, `dashboard-${name}-375`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    if (overflow > 0) console.log(name, await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)));
+    // What overflows: boxes past the right edge, and boxes whose own content (a long word) spills out of them.
+    if (overflow > 0) console.log(name, overflow, await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')).slice(0, 8).map((e) => `${e.tagName}.${e.className} right ${Math.round(e.getBoundingClientRect().right)} scroll ${e.scrollWidth}/${e.clientWidth}`)));
     await page.setViewportSize({ width: 1280, height: 860 });
     expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
   }
@@ -152,9 +153,11 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await expect.poll(() => page.getByRole('figure').locator('figcaption').textContent()).toBe(filePath);
     expect(((await page.locator('pre code').textContent()) ?? '').length).toBeGreaterThan(0);
     await capture('project');
-    // Paging: ten more projects (made with the key over the API) spill onto a second page of ten.
+    // Paging: ten more projects (made with the key over the API) spill onto a second page of ten. The newest
+    // has a 100-character name without a break: it must wrap, not push the page sideways on a phone.
+    const longName = `bulk-${'W'.repeat(95)}`;
     for (let i = 1; i <= 10; i++) {
-      const made = await request(`${t.url}/api/v1/projects`, { token: key, body: { name: `bulk ${i}` }, headers: { 'x-forwarded-for': nextIp() } });
+      const made = await request(`${t.url}/api/v1/projects`, { token: key, body: { name: i === 10 ? longName : `bulk ${i}` }, headers: { 'x-forwarded-for': nextIp() } });
       expect(made.status).toBe(201);
     }
     await go('Projects', 'Projects');
@@ -164,6 +167,10 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     await pager.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(() => pager.textContent()).toContain('Page 2 of 2');
     await expect.poll(() => page.getByRole('link', { name: 'todo service' }).count()).toBe(1); // the oldest, last
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByRole('link', { name: longName }).click();
+    await expect.poll(() => heading().textContent()).toBe(longName);
+    await capture('project-long-name');
 
     // Workflows: a two-step workflow (planner → coder), run and watched live until both steps succeed.
     await go('Workflows', 'Workflows');

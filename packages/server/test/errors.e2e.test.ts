@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '@codeloom/protocol';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 function expectProblem(res: JsonResponse, status: number, code: string) {
   expect(res.status, res.text).toBe(status);
@@ -116,9 +117,7 @@ describe('errors, headers and operational endpoints', () => {
   });
 
   it('X-RateLimit-Limit/Remaining/Reset are on every response, 404s and 401s included', async () => {
-    // The per-minute window is aligned to the clock minute: keep the three counted requests inside one.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 2000) await new Promise((r) => setTimeout(r, left + 50));
+    await awayFromWindowEnd(2); // keep the three counted requests inside one minute window
     const ip = nextIp();
     const h = { 'x-forwarded-for': ip };
     const responses = [

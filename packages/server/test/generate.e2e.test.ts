@@ -4,6 +4,7 @@ import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
 import { readSse } from './helpers/sse.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const REPLY = 'Here you go.\n\n```typescript src/todos.ts\nexport const todos: string[] = [];\n```\n\n```typescript test/todos.test.ts\nimport { todos } from "../src/todos";\n```\n';
 
@@ -165,6 +166,7 @@ describe('POST /api/v1/generate through the OpenAI-compatible provider', () => {
   });
 
   it('refuses with 429 once the tokens-per-minute budget is spent', async () => {
+    await awayFromWindowEnd();
     fake.script({ usage: { promptTokens: 10, completionTokens: 19_995 } });
     const first = await generate({ prompt: 'big', model: 'gpt-test' });
     expect(first.status).toBe(200);

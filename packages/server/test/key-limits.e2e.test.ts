@@ -11,16 +11,12 @@ import type { FakeVendor } from './fakes/fake-vendor.js';
 import { spawnServer, type SpawnedServer } from './helpers/spawn-server.js';
 import { startTestServer, nextIp, uniqueName, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const USAGE = { promptTokens: 10, completionTokens: 890 };
 const KEY_TPM = 6_000;
 const fakeEnv = (fake: FakeVendor) => ({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_UPSTREAM_RETRIES: '0' });
 
-/** Windows are aligned to the clock minute: start a burst early enough in one to end inside it. */
-async function startOfAMinute() {
-  const second = new Date().getUTCSeconds();
-  if (second >= 50) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
-}
 
 async function createKey(base: string, session: string, body: Record<string, unknown>) {
   return request(`${base}/api/v1/api-keys`, { token: session, body: { name: 'limited', ...body } });
@@ -81,7 +77,7 @@ describe('per-key limits on one instance', () => {
   });
 
   it('concurrent calls under a key\'s tokens_per_minute never spend more than it; other keys of the account are not held back', async () => {
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const { token } = await registerUser(t.url, { ip: nextIp() });
     const limited = (await createKey(t.url, token, { tokens_per_minute: KEY_TPM })).body.key;
     expectWithinKeyBudget(await burst([t.url], limited));
@@ -104,7 +100,7 @@ describe('per-key limits on one instance', () => {
 
   it('requests_per_minute counts every request of the key, with its headers on the refusal', async () => {
     const { token } = await registerUser(t.url, { ip: nextIp() });
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const key = (await createKey(t.url, token, { requests_per_minute: 3 })).body.key;
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push(await request(`${t.url}/api/v1/models`, { token: key }));
@@ -142,7 +138,7 @@ describe.skipIf(!shared)('per-key tokens_per_minute across two server processes 
   });
 
   it('24 concurrent calls with one key, spread over both processes, spend at most the key\'s figure', async () => {
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const { token } = await registerUser(a.url, { ip: nextIp() });
     const key = (await createKey(a.url, token, { tokens_per_minute: KEY_TPM })).body.key;
     expectWithinKeyBudget(await burst([a.url, b.url], key));

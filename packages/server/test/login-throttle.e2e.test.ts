@@ -9,6 +9,7 @@ import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 /** A random client address: spawned servers keep their counters in the shared Redis under one prefix, so addresses must not repeat across runs. */
 const nextIp = () => `10.${[...randomBytes(3)].join('.')}`;
@@ -23,10 +24,6 @@ const login = (base: string, email: string, password: string, ip: string) =>
  */
 const WINDOW_SEC = 86_400;
 const THROTTLE_ENV = { CODELOOM_LOGIN_WINDOW: String(WINDOW_SEC) };
-async function awayFromWindowEnd(marginSec = 60) {
-  const left = WINDOW_SEC - ((Date.now() / 1000) % WINDOW_SEC);
-  if (left < marginSec) await new Promise((r) => setTimeout(r, (left + 1) * 1000));
-}
 
 /** Tallies answers; every refusal must be a 429 with Retry-After. */
 function tally(responses: Awaited<ReturnType<typeof login>>[]) {
@@ -44,7 +41,7 @@ function tally(responses: Awaited<ReturnType<typeof login>>[]) {
 /** The same three properties on any set of instances (requests are spread over them). */
 function throttleSuite(instances: () => string[]) {
   const base = (i: number) => instances()[i % instances().length]!;
-  beforeEach(() => awayFromWindowEnd(), 70_000);
+  beforeEach(() => awayFromWindowEnd(60, WINDOW_SEC), 70_000);
 
   it('60 concurrent wrong passwords for one account (from 60 addresses): exactly 5 are checked', async () => {
     const u = await registerUser(base(0), { ip: nextIp() });

@@ -11,6 +11,7 @@ import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 let fake: FakeVendor;
 let t: TestServer;
@@ -219,6 +220,7 @@ describe('errors in OpenAI\'s shape', () => {
   });
 
   it('429 with Retry-After and the refusing limit\'s headers (a key with requests_per_minute 2)', async () => {
+    await awayFromWindowEnd();
     const limited = await makeKey({ requests_per_minute: 2 });
     const c = client(limited);
     await c.models.list();

@@ -4,6 +4,7 @@ import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const SANDBOX = { 'x-environment': 'sandbox' };
 
@@ -49,6 +50,7 @@ describe('the sandbox environment', () => {
   });
 
   it('always generates with the sandbox model and spends none of the token quota', async () => {
+    await awayFromWindowEnd();
     const u = await registerUser(t.url, { ip: nextIp() });
     const before = fake.requests.length;
     const r = await api('/generate', u.token, { body: { prompt: 'REST API for todos', model: 'gpt-test' }, headers: SANDBOX });

@@ -15,16 +15,11 @@ import { startTestServer, nextIp, type TestServer } from './helpers/test-server.
 import { registerUser, request } from './helpers/http.js';
 import { readSse } from './helpers/sse.js';
 import { connect } from './helpers/ws-client.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const USAGE = { promptTokens: 100, completionTokens: 1_900 };
 const FREE_TPM = 20_000;
 const fakeEnv = (fake: FakeVendor) => ({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test' });
-
-/** Windows are aligned to the clock minute: start a burst early enough in one to end inside it. */
-async function startOfAMinute() {
-  const second = new Date().getUTCSeconds();
-  if (second >= 50) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
-}
 
 type Outcome = { status: number; tokens: number; retryAfter: number; code?: string };
 
@@ -72,13 +67,13 @@ describe('token budget on one instance (SQLite, memory limit store)', () => {
   afterAll(async () => { await t?.close(); await fake?.close(); });
 
   it('40 concurrent generations (JSON and SSE) admit at most 20,000 tokens in the minute; the rest get 429 with Retry-After', async () => {
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const { token } = await registerUser(t.url, { ip: nextIp() });
     expectWithinBudget(await burst([t.url], token));
   });
 
   it('generations on one socket share the budget: refused ones end with a rate_limited error frame carrying retry_after', async () => {
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const { token } = await registerUser(t.url, { ip: nextIp() });
     const c = await connect(t.url, token);
     const ids = Array.from({ length: 14 }, (_, i) => `w${i}`);
@@ -99,7 +94,7 @@ describe('token budget on one instance (SQLite, memory limit store)', () => {
   it('a call the client abandons gives back what it did not use', async () => {
     fake.script({ chunkDelayMs: 40 });
     try {
-      await startOfAMinute();
+      await awayFromWindowEnd();
       const { token } = await registerUser(t.url, { ip: nextIp() });
       const big = { prompt: 'long one', model: 'gpt-test', max_tokens: 15_000 };
       const controller = new AbortController();
@@ -148,7 +143,7 @@ describe.skipIf(!clusterEnabled)('token budget across two server processes on Po
   });
 
   it('40 concurrent generations across both admit at most 20,000 tokens in the minute; the rest get 429 with Retry-After', async () => {
-    await startOfAMinute();
+    await awayFromWindowEnd();
     const { token } = await registerUser(a.url, { ip: nextIp() });
     expectWithinBudget(await burst([a.url, b.url], token));
   });

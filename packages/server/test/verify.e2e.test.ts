@@ -18,6 +18,7 @@ import { registerUser, request } from './helpers/http.js';
 import { readSse } from './helpers/sse.js';
 import { nextIp, startTestServer, type TestServer } from './helpers/test-server.js';
 import { connect } from './helpers/ws-client.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const probe = await new VerificationService(loadConfig({})).status();
 if (!probe.available) console.log(`skipping the verified-generation tests: ${probe.reason}`);
@@ -136,6 +137,7 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
   });
 
   it('repairs are charged like any call: one the budget cannot cover stops the repairs and the verdict stands', async () => {
+    await awayFromWindowEnd(20); // the first call, its checks in the sandbox and the refused repair in one minute window
     fake.reset();
     // The first call reports 15,000 tokens: a free plan's 20,000 a minute cannot hold the next call's reservation.
     fake.script({ replies: [BROKEN, FIXED], reply: 'unused', usage: { promptTokens: 15_000, completionTokens: 10 } });
@@ -144,7 +146,7 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     expect(res.body.verification).toMatchObject({ status: 'failed', attempts: 1, reason: expect.stringMatching(/^repair stopped: Tokens-per-minute limit/) });
     expect(fake.requests).toHaveLength(1);
     expect(res.body.tokens_used).toBe(15_010);
-  });
+  }, 90_000);
 
   it('code that reaches for the network or the server\'s files fails its checks; the server stays healthy and its files untouched', async () => {
     const port = new URL(t.url).port;

@@ -7,13 +7,9 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { startTestServer, nextIp, type TestServer } from './helpers/test-server.js';
 import { registerUser, request, type JsonResponse } from './helpers/http.js';
+import { awayFromWindowEnd } from './helpers/limit-windows.js';
 
 const ISSUER = 'http://codeloom.test';
-/** Limit windows are aligned to the epoch: start a burst that must land in one window well before its edge. */
-async function awayFromWindowEdge(windowSec: number, marginMs = 3000) {
-  const left = windowSec * 1000 - (Date.now() % (windowSec * 1000));
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
-}
 const uniqueEmail = (tag: string) => `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
 
 function expectProblem(res: JsonResponse, status: number, code: string) {
@@ -102,7 +98,7 @@ describe('authentication over HTTP', () => {
 
     it('throttles one account after 5 failures, from any address, and then refuses the right password too', async () => {
       const u = await registerUser(t.url, { ip: nextIp() });
-      await awayFromWindowEdge(900);
+      await awayFromWindowEnd(3, 900);
       for (let i = 0; i < 5; i++) expectProblem(await post('/api/v1/auth/login', { email: u.email, password: `wrong-${i}-password` }), 401, 'invalid_credentials');
       const blocked = await post('/api/v1/auth/login', { email: u.email, password: u.password });
       expectProblem(blocked, 429, 'rate_limited');
@@ -113,7 +109,7 @@ describe('authentication over HTTP', () => {
     it('throttles one address after 20 failures across different emails', async () => {
       const ip = nextIp();
       const u = await registerUser(t.url, { ip: nextIp() });
-      await awayFromWindowEdge(900);
+      await awayFromWindowEnd(3, 900);
       for (let i = 0; i < 20; i++) expectProblem(await post('/api/v1/auth/login', { email: uniqueEmail(`guess${i}`), password: 'guessing-password' }, ip), 401, 'invalid_credentials');
       const blocked = await post('/api/v1/auth/login', { email: u.email, password: u.password }, ip);
       expectProblem(blocked, 429, 'rate_limited');

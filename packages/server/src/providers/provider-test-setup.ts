@@ -37,14 +37,12 @@ export async function collect(parts: AsyncIterable<StreamPart>, seen: StreamPart
   return seen;
 }
 
-/** The ProviderError a promise rejects with (fails the test if it resolves or rejects with something else). */
-export async function failure(promise: Promise<unknown>): Promise<ProviderError> {
+/**
+ * The error a promise rejects with, of class `kind` (a ProviderError unless told, e.g. `CancelledError` for an
+ * aborted call): fails the test if it resolves or rejects with something else.
+ */
+export async function failure<E = ProviderError>(promise: Promise<unknown>, kind: abstract new (...args: never[]) => E = ProviderError as never): Promise<E> {
   const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-
-/** The rejection of a promise (any error), for calls whose abort must reject with the one CancelledError. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => expect.unreachable('resolved, expected a rejection'), (e: unknown) => e);
+  expect(err).toBeInstanceOf(kind);
+  return err as E;
 }

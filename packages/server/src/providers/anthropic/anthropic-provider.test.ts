@@ -2,7 +2,7 @@ import { CancelledError } from '../../errors.js';
 import { describe, expect, it } from 'vitest';
 import { startAnthropicFake, type FakeVendor } from '../../../test/fakes/anthropic-fake.js';
 import type { StreamPart } from '../provider.js';
-import { collect, failure, rejection, setupProviderTests } from '../provider-test-setup.js';
+import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
 import { anthropicEndpoint, createAnthropicProvider, type AnthropicProviderOptions } from './anthropic-provider.js';
 
 const KEY = 'sk-ant-api03-test0123456789';
@@ -141,7 +141,7 @@ describe('Anthropic provider', () => {
     fake.script({ reply: 'a b c d e f g h', chunkDelayMs: 100 });
     const controller = new AbortController();
     const seen: StreamPart[] = [];
-    const done = rejection(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
+    const done = failure(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen), CancelledError);
     while (seen.length < 1) await new Promise((r) => setTimeout(r, 5));
     const abortedAt = Date.now();
     controller.abort();
@@ -153,7 +153,7 @@ describe('Anthropic provider', () => {
   it('an already-aborted signal sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();
-    const err = await rejection(provider().generate({ model: 'm', messages, signal: controller.signal }));
+    const err = await failure(provider().generate({ model: 'm', messages, signal: controller.signal }), CancelledError);
     expect(err).toBeInstanceOf(CancelledError);
     expect(fake.requests).toHaveLength(0);
   });

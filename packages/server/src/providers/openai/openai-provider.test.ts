@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { startOpenAIFake, type FakeVendor } from '../../../test/fakes/openai-fake.js';
 import type { StreamPart } from '../provider.js';
-import { collect, failure, rejection, setupProviderTests } from '../provider-test-setup.js';
+import { collect, failure, setupProviderTests } from '../provider-test-setup.js';
 import { createOpenAIProvider, openAIEndpoint, type OpenAIProviderOptions } from './openai-provider.js';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -161,7 +161,7 @@ describe('OpenAI-compatible provider', () => {
     fake.script({ reply: 'a b c d e f g h', chunkDelayMs: 100 });
     const controller = new AbortController();
     const seen: StreamPart[] = [];
-    const done = rejection(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen));
+    const done = failure(collect(provider().stream({ model: 'm', messages, signal: controller.signal }), seen), CancelledError);
     while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
     const abortedAt = Date.now();
     controller.abort();
@@ -181,7 +181,7 @@ describe('OpenAI-compatible provider', () => {
   it('aborting a hung generate cancels it and the fake sees the disconnect', async () => {
     fake.script({ hang: true });
     const controller = new AbortController();
-    const pending = rejection(provider().generate({ model: 'm', messages, signal: controller.signal }));
+    const pending = failure(provider().generate({ model: 'm', messages, signal: controller.signal }), CancelledError);
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     expect(await pending).toBeInstanceOf(CancelledError);

@@ -53,12 +53,10 @@ export function sumUsageRows(rows: UsageDailyTable[]): UsageDailyTable[] {
 }
 
 export class UsageRepo {
-  private readonly upsert: MultiRowInsert<UsageDailyTable>;
   private readonly queued: (row: UsageDailyTable) => Promise<void>;
 
   constructor(private readonly db: Kysely<Database>, dialect: DialectName, writes: WriteQueue) {
-    this.upsert = usageUpsert(dialect);
-    this.queued = writes.kind({ statement: this.upsert, combine: sumUsageRows });
+    this.queued = writes.kind({ statement: usageUpsert(dialect), combine: sumUsageRows });
   }
 
   /**
@@ -67,16 +65,6 @@ export class UsageRepo {
    */
   record(u: UsageIncrement): Promise<void> {
     return this.queued(usageRow(u));
-  }
-
-  /** Adds one call to its day's row, in one statement (an upsert), so concurrent calls on any instance all count. */
-  async add(u: UsageIncrement): Promise<void> {
-    await this.addMany([u]);
-  }
-
-  /** Adds several calls in one statement (calls of the same row summed): all are counted, or none is. */
-  async addMany(items: readonly UsageIncrement[]): Promise<void> {
-    if (items.length) await this.db.executeQuery(this.upsert.query(sumUsageRows(items.map(usageRow))));
   }
 
   /** One account's usage in one environment over [from, to] (UTC days, inclusive), summed per group. */

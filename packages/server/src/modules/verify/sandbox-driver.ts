@@ -1,17 +1,27 @@
 /**
- * The program that runs INSIDE the sandbox (as `node -e`): it reads one job as JSON on stdin, writes the
- * files into the fresh tmpfs work directory, runs the checks one after another (each in its own process
- * group, under the rlimits, with its own wall time and output cap) and reports JSON lines on stdout:
+ * The program that runs in the sandbox's OUTER layer (as `node -e`), where no code under verification ever
+ * runs: it reads one job as JSON on stdin, writes the files into the work directory, then runs each check
+ * in an INNER bubblewrap of its own (a new pid namespace that cannot see this driver, a new user namespace
+ * that cannot make more, the seccomp filter, no capabilities, only fds 0–2) and reports JSON lines on its
+ * stdout, which only the server reads:
  *   {"t":"start","check":i} {"t":"out","check":i,"text":"…"} {"t":"end","check":i,"exit_code":n,"duration_ms":n,"output":"tail","killed":reason?}
- *   {"t":"skip","check":i} when an earlier required check failed.
- * A watchdog counts the processes in the sandbox's pid namespace and kills every one above the limit
- * (RLIMIT_NPROC does not bind uid 0, which the sandbox maps to when the server runs as root).
+ *   {"t":"skip","check":i} when an earlier required check failed; {"t":"files","error":"…"} when the files cannot be written.
+ * The checks' processes, memory and disk are bounded from outside (cgroups or the server's watchdog, tmpfs
+ * sizes); the driver bounds each check's wall time and output. With `registry`, it relays TCP connections to
+ * 127.0.0.1:port inside the sandbox's network namespace to the server's registry proxy (a Unix socket).
  * It is serialised with Function.prototype.toString, so it uses nothing but Node's built-ins via require.
  */
 export interface DriverJob {
   files: Array<{ path: string; content: string; mode?: number }>;
   checks: Array<{ name: string; argv: string[]; env?: Record<string, string>; optional?: boolean; shell?: boolean }>;
   limits: { checkTimeoutMs: number; outputLimit: number; outputTail: number; maxProcesses: number; cpuSeconds: number; memoryMb: number; fileMb: number };
+  /** Where the files go (the outer layer's view of the work directory). */
+  work: string;
+  /** The inner bwrap: its binary and arguments, up to the command. */
+  inner: string[];
+  /** A file holding the seccomp program, handed to the inner bwrap as fd 3. */
+  seccompFile?: string;
+  registry?: { port: number; socket: string };
 }
 
 /* eslint-disable */
@@ -19,6 +29,7 @@ export function sandboxDriver(): void {
   const fs = require('node:fs') as typeof import('node:fs');
   const path = require('node:path') as typeof import('node:path');
   const cp = require('node:child_process') as typeof import('node:child_process');
+  const net = require('node:net') as typeof import('node:net');
   const emit = (o: unknown) => { fs.writeSync(1, JSON.stringify(o) + '\n'); };
   const chunks: Buffer[] = [];
   let n = 0;
@@ -30,73 +41,87 @@ export function sandboxDriver(): void {
     chunks.push(Buffer.from(buf.subarray(0, r))); n += r;
   }
   const job = JSON.parse(Buffer.concat(chunks, n).toString('utf8')) as DriverJob;
-  const root = process.cwd();
+  const root = job.work;
+  const why: Record<string, string> = { EEXIST: 'a file is in the way of a directory', ENOTDIR: 'a file is in the way of a directory', EISDIR: 'a directory has that name', ENOSPC: 'the disk limit was reached', EFBIG: 'the file is too large', ENAMETOOLONG: 'the name is too long', EACCES: 'not allowed', EINVAL: 'not a valid name' };
   for (const f of job.files) {
     const target = path.resolve(root, f.path);
     if (!target.startsWith(root + '/')) continue;
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, f.content, { mode: f.mode ?? 0o644 });
+    try {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, f.content, { mode: f.mode ?? 0o644 });
+    } catch (e: any) {
+      emit({ t: 'files', error: `the file ${JSON.stringify(f.path)} could not be written: ${why[e && e.code] || 'the file system refused it'}` });
+      process.exit(0);
+    }
   }
   const L = job.limits;
-  // Limits set by the shell for the check and everything it starts: CPU seconds, data segment (heap), file size, processes.
+  // Per-process limits set by the shell for the check and everything it starts: CPU seconds, data segment, file size, processes, no core files.
   const ulimit = `ulimit -S -t ${L.cpuSeconds}; ulimit -H -t ${L.cpuSeconds + 1}; ulimit -d ${L.memoryMb * 1024}; ulimit -f ${L.fileMb * 1024}; ulimit -u ${L.maxProcesses} 2>/dev/null; ulimit -c 0;`;
-  const countProcesses = () => { try { return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).length; } catch { return 0; } };
+  const shell = fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
-  let index = 0;
-  let failed = false;
-  const next = () => {
-    if (index >= job.checks.length) { emit({ t: 'done' }); process.exit(0); }
-    const i = index++;
-    const check = job.checks[i]!;
-    if (failed && !check.optional) { emit({ t: 'skip', check: i }); return next(); }
-    emit({ t: 'start', check: i });
-    const started = Date.now();
-    const command = check.shell ? check.argv.join(' ') : 'exec "$@"';
-    const child = cp.spawn(fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh', ['-c', `${ulimit} ${command}`, 'sh', ...(check.shell ? [] : check.argv)], {
-      cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(check.env ?? {}) },
-    });
-    let tail = '';
-    let seen = 0;
-    let killed: string | undefined;
-    const kill = (why: string) => {
-      if (!killed) killed = why;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch {}
-      // Whatever escaped the group (setsid, daemons): everything else in this pid namespace but us and its init.
-      try { process.kill(-1, 'SIGKILL'); } catch {}
+  const run = () => {
+    let index = 0;
+    let failed = false;
+    const next = (): void => {
+      if (index >= job.checks.length) { emit({ t: 'done' }); process.exit(0); }
+      const i = index++;
+      const check = job.checks[i]!;
+      if (failed && !check.optional) { emit({ t: 'skip', check: i }); return next(); }
+      emit({ t: 'start', check: i });
+      const started = Date.now();
+      const command = check.shell ? check.argv.join(' ') : 'exec "$@"';
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(check.env ?? {})) env[k] = v;
+      const setenv = Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]);
+      const seccomp = job.seccompFile ? fs.openSync(job.seccompFile, 'r') : undefined;
+      const argv = [...job.inner.slice(1), ...setenv, ...(seccomp !== undefined ? ['--seccomp', '3'] : []), '--', shell, '-c', `${ulimit} ${command}`, 'sh', ...(check.shell ? [] : check.argv)];
+      const child = cp.spawn(job.inner[0]!, argv, { stdio: ['ignore', 'pipe', 'pipe', ...(seccomp !== undefined ? [seccomp] : [])] });
+      if (seccomp !== undefined) fs.closeSync(seccomp);
+      let tail = '';
+      let seen = 0;
+      let killed: string | undefined;
+      // The inner bwrap dies with its pid namespace: killing it ends everything the check started.
+      const kill = (reason: string) => { if (!killed) killed = reason; try { child.kill('SIGKILL'); } catch {} };
+      const onData = (d: Buffer) => {
+        if (killed) return;
+        seen += d.length;
+        const text = d.toString('utf8');
+        emit({ t: 'out', check: i, text: text.length > 4096 ? text.slice(-4096) : text });
+        tail = (tail + text).slice(-L.outputTail);
+        if (seen > L.outputLimit) kill(`output limit: more than ${L.outputLimit} bytes`);
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      const timer = setTimeout(() => kill(`time limit: ${L.checkTimeoutMs} ms`), L.checkTimeoutMs);
+      child.on('error', (e) => { tail += String(e.message); });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        // bwrap passes a signal that ended the command on as 128 + its number.
+        const sig = signal ? (require('node:os').constants.signals[signal] ?? 9) : code !== null && code > 128 && code < 160 ? code - 128 : 0;
+        if (!killed && sig === 24) killed = `CPU limit: ${L.cpuSeconds} s`;
+        if (!killed && sig === 25) killed = `file size limit: ${L.fileMb} MB`;
+        if (!killed && signal) killed = `terminated by ${signal}`;
+        const exit = code ?? 128 + sig;
+        const output = killed ? `${tail}\n[stopped by the sandbox: ${killed}]` : tail;
+        emit({ t: 'end', check: i, exit_code: killed && exit === 0 ? 137 : exit, duration_ms: Date.now() - started, output: output.slice(-L.outputTail), ...(killed ? { killed } : {}) });
+        if (exit !== 0 || killed) { if (!check.optional) failed = true; }
+        next();
+      });
     };
-    const onData = (d: Buffer) => {
-      if (killed) return;
-      seen += d.length;
-      const text = d.toString('utf8');
-      emit({ t: 'out', check: i, text: text.length > 4096 ? text.slice(-4096) : text });
-      tail = (tail + text).slice(-L.outputTail);
-      if (seen > L.outputLimit) kill(`output limit: more than ${L.outputLimit} bytes`);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    const timer = setTimeout(() => kill(`time limit: ${L.checkTimeoutMs} ms`), L.checkTimeoutMs);
-    const watchdog = setInterval(() => {
-      // Our own node and the shell/bwrap init count too.
-      if (countProcesses() > L.maxProcesses + 3) kill(`process limit: more than ${L.maxProcesses} processes`);
-    }, 25);
-    child.on('error', (e) => { tail += String(e); });
-    // The check is over: what it left running in the background (and holding its pipes) goes too.
-    child.on('exit', () => { try { process.kill(-1, 'SIGKILL'); } catch {} });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(watchdog);
-      // Anything the check left running goes with it.
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch {}
-      try { process.kill(-1, 'SIGKILL'); } catch {}
-      if (!killed && signal === 'SIGXCPU') killed = `CPU limit: ${L.cpuSeconds} s`;
-      if (!killed && signal === 'SIGXFSZ') killed = `file size limit: ${L.fileMb} MB`;
-      if (!killed && signal) killed = `terminated by ${signal}`;
-      const exit = code ?? 128 + (signal ? (require('node:os').constants.signals[signal] ?? 9) : 9);
-      const output = killed ? `${tail}\n[stopped by the sandbox: ${killed}]` : tail;
-      emit({ t: 'end', check: i, exit_code: killed && exit === 0 ? 137 : exit, duration_ms: Date.now() - started, output: output.slice(-L.outputTail), ...(killed ? { killed } : {}) });
-      if (exit !== 0 || killed) { if (!check.optional) failed = true; }
-      next();
-    });
+    next();
   };
-  next();
+
+  if (job.registry) {
+    const registry = job.registry;
+    const relay = net.createServer((inside) => {
+      const outside = net.connect(registry.socket);
+      const end = () => { inside.destroy(); outside.destroy(); };
+      inside.on('error', end); outside.on('error', end);
+      inside.pipe(outside).pipe(inside);
+    });
+    relay.on('error', (e) => { emit({ t: 'files', error: `the registry relay could not start: ${e.message}` }); process.exit(0); });
+    relay.listen(registry.port, '127.0.0.1', run);
+  } else {
+    run();
+  }
 }

@@ -1,7 +1,11 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { sandboxDriver, type DriverJob } from './sandbox-driver.js';
+import { createSandboxCgroup, detectCgroups, type CgroupHost, type SandboxCgroup } from './sandbox-cgroup.js';
+import { reportReader, type DriverEvent } from './sandbox-report.js';
+import { seccompFilter } from './sandbox-seccomp.js';
+import { startWatchdog } from './sandbox-watchdog.js';
 import { SANDBOX_NODE_MODULES, SANDBOX_WORK, type Toolchains } from './toolchains.js';
 import { SandboxUnavailableError } from '../../errors.js';
 
@@ -49,8 +53,11 @@ export interface RunHooks {
   signal?: AbortSignal | undefined;
   /** This run's limits, when not the runner's own (e.g. a shorter wall time). */
   limits?: SandboxLimits;
-  /** Share the host's network (the install phase only; checks never get it). */
-  network?: boolean;
+  /**
+   * A host Unix socket (the install phase's registry proxy): the sandbox still has no network, but TCP
+   * connections to 127.0.0.1:REGISTRY_RELAY_PORT inside it are relayed to this socket by the driver.
+   */
+  registrySocket?: string;
   /** A host directory bound read-write as the work directory instead of a fresh tmpfs (the install phase only). */
   workDir?: string;
   /** Host directories bound read-only inside the work directory: [host path, path relative to it]. */
@@ -65,22 +72,64 @@ export type SandboxStatus = { available: true } | { available: false; reason: st
 
 export { SandboxUnavailableError };
 
-const ETC = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/mime.types'];
+/** Where the install phase's registry is reached inside the sandbox (relayed by the driver to the proxy's socket). */
+export const REGISTRY_RELAY_PORT = 4873;
 
-/**
- * Runs commands over a set of files inside bubblewrap: new user, pid, network, IPC, UTS and cgroup
- * namespaces (so no network at all), no capabilities, only /usr and the toolchains mounted read-only,
- * a fresh tmpfs work directory and /tmp bounded in size, rlimits per process, a process-count
- * watchdog, per-check output caps and a wall clock that kills the whole sandbox. See docs/verification.md.
- */
+/** The sandbox's own processes beside the code's: bwrap's two monitors and inits, the driver (whose threads are few: see DRIVER_FLAGS). */
+const OWN_TASKS = 12;
+const OWN_PROCESSES = 6;
+/** Memory the driver itself may take on top of the code's limit. */
+const OWN_MEMORY_MB = 64;
+/** The report: longest line and most bytes in all (the driver caps each check's output well below). */
+const REPORT_LINE = 256 * 1024;
+
+const ETC = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/mime.types'];
+/** The outer layer's view: one tmpfs of the disk size for the work directory and /tmp, a small private one for the driver. */
+const BOX = '/box';
+const DRIVER_DIR = '/driver';
+/** The driver is small: one V8 worker thread, a small heap. */
+const DRIVER_FLAGS = ['--v8-pool-size=1', '--max-old-space-size=48', '--max-semi-space-size=4'];
 /** The driver's source; `__name` is the helper esbuild (tsx, vitest) adds to keep function names. */
 const DRIVER = `var __name = (f) => f;\n(${sandboxDriver.toString()})()`;
+/** Closes every inherited descriptor above 3 (the info fd), joins the cgroups named before `--`, then execs bwrap. */
+const LAUNCH = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 3 ] 2>/dev/null && eval "exec $n>&-"; done; while [ "$1" != -- ]; do echo $$ > "$1" || exit 121; shift; done; shift; exec "$@"';
 
+function absolute(bin: string): string | undefined {
+  if (bin.includes('/')) return existsSync(bin) ? realpathSync(bin) : undefined;
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    const p = join(dir, bin);
+    if (dir && existsSync(p)) return realpathSync(p);
+  }
+  return undefined;
+}
+
+const underUsr = (p: string) => p === '/usr' || p.startsWith('/usr/');
+
+/**
+ * Runs commands over a set of files in two layers of bubblewrap. The outer layer (new user, pid, network,
+ * IPC, UTS and cgroup namespaces; read-only root; one tmpfs of the disk size for the work directory and
+ * /tmp) runs only the driver; each check runs in an inner layer of its own (a new pid namespace that cannot
+ * see the driver, `--disable-userns`, a seccomp filter, no capabilities, read-only root and /dev, a small
+ * /dev/shm, only fds 0–2). The whole sandbox sits in a cgroup with memory and task limits, or, where the
+ * host has none, under the server's own watchdog; the server reads the driver's report with bounds and
+ * kills the sandbox from outside at the wall-time limit or when its caller goes. See docs/verification.md.
+ */
 export class SandboxRunner {
   private status: Promise<SandboxStatus> | undefined;
   private failedAt: number | undefined;
+  private readonly cgroups: CgroupHost | { unavailable: string };
+  private readonly seccomp: Buffer | undefined;
 
-  constructor(private readonly bwrap: string, private readonly tools: Toolchains, readonly limits: SandboxLimits) {}
+  constructor(private readonly bwrap: string, private readonly tools: Toolchains, readonly limits: SandboxLimits, options: { cgroup?: string } = {}) {
+    this.cgroups = detectCgroups(options.cgroup ?? 'auto');
+    this.seccomp = seccompFilter();
+  }
+
+  /** How the whole-sandbox limits are enforced here: `cgroup v1`, `cgroup v2` or `watchdog` (with why no cgroup). */
+  get enforcement(): { mechanism: 'cgroup v1' | 'cgroup v2' | 'watchdog'; reason?: string; seccomp: boolean } {
+    const c = this.cgroups;
+    return 'unavailable' in c ? { mechanism: 'watchdog', reason: c.unavailable, seccomp: !!this.seccomp } : { mechanism: c.version === 1 ? 'cgroup v1' : 'cgroup v2', seccomp: !!this.seccomp };
+  }
 
   /** Whether the sandbox works here: bwrap present and a self-test inside it succeeds (checked once). */
   selfTest(): Promise<SandboxStatus> {
@@ -108,12 +157,9 @@ export class SandboxRunner {
     return this.execute(files, checks, hooks, false);
   }
 
-  private bwrapArgs(hooks: RunHooks, diskMb: number): string[] {
-    const args = [
-      '--unshare-user', '--unshare-pid', ...(hooks.network ? [] : ['--unshare-net']), '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox',
-      '--ro-bind', '/usr', '/usr',
-    ];
+  /** What both layers bind read-only at the same path: /usr and its links, a few /etc entries, the toolchains. */
+  private commonMounts(): string[] {
+    const args = ['--ro-bind', '/usr', '/usr'];
     for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
       if (!existsSync(top)) continue;
       const usr = `/usr${top}`;
@@ -123,16 +169,44 @@ export class SandboxRunner {
     const etc = [...ETC, ...readdirSync('/etc').filter((d) => /^java/.test(d)).map((d) => `/etc/${d}`)];
     for (const p of etc) if (existsSync(p)) args.push('--ro-bind', p, p);
     for (const m of this.tools.mounts) args.push('--ro-bind', m, m);
+    return args;
+  }
+
+  private outerArgs(bwrapPath: string, hooks: RunHooks, diskMb: number): string[] {
+    const args = [
+      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox',
+      ...this.commonMounts(),
+    ];
+    if (!underUsr(bwrapPath)) args.push('--ro-bind', bwrapPath, bwrapPath);
+    if (this.tools.nodeModules) args.push('--ro-bind', this.tools.nodeModules, this.tools.nodeModules);
+    // The host's /proc, writable: the inner bwrap writes its uid map, and a fresh /proc for the inner pid
+    // namespace can only be mounted where a whole one is visible. Only the driver and bwrap run here.
+    args.push('--bind', '/proc', '/proc', '--dev', '/dev');
+    args.push('--size', String(diskMb * 1024 * 1024), '--tmpfs', BOX, '--dir', `${BOX}/tmp`);
+    if (hooks.workDir) args.push('--bind', hooks.workDir, `${BOX}/work`); else args.push('--dir', `${BOX}/work`);
+    for (const [host] of hooks.workMounts ?? []) args.push('--ro-bind', host, host);
+    args.push('--size', String(1024 * 1024), '--tmpfs', DRIVER_DIR);
+    if (hooks.registrySocket) args.push('--bind', hooks.registrySocket, `${DRIVER_DIR}/registry.sock`);
+    // bwrap (the inner one) mounts its new root's scaffolding on /tmp.
+    args.push('--dir', '/tmp', '--remount-ro', '/', '--chdir', `${BOX}/work`, '--clearenv',
+      '--setenv', 'PATH', this.tools.path.join(':'), '--setenv', 'HOME', `${BOX}/tmp`, '--setenv', 'LANG', 'C.UTF-8');
+    return args;
+  }
+
+  /** The inner layer, seen from the outer one: what a check runs in. */
+  private innerArgs(bwrapPath: string, hooks: RunHooks, diskMb: number): string[] {
+    const args = [
+      bwrapPath, '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-cgroup-try',
+      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534',
+      ...this.commonMounts(),
+    ];
     if (this.tools.nodeModules) args.push('--ro-bind', this.tools.nodeModules, SANDBOX_NODE_MODULES);
-    const size = String(diskMb * 1024 * 1024);
-    args.push(
-      '--dev', '/dev', '--proc', '/proc',
-      '--size', size, '--tmpfs', '/tmp',
-      ...(hooks.workDir ? ['--bind', hooks.workDir, SANDBOX_WORK] : ['--size', size, '--tmpfs', SANDBOX_WORK]),
-      ...(hooks.workMounts ?? []).flatMap(([host, rel]) => ['--ro-bind', host, `${SANDBOX_WORK}/${rel}`]),
-      '--chdir', SANDBOX_WORK, '--clearenv',
-    );
-    if (hooks.network) for (const p of ['/etc/resolv.conf', '/etc/hosts', '/etc/ssl', '/etc/ca-certificates', '/etc/nsswitch.conf']) if (existsSync(p)) args.push('--ro-bind', p, p);
+    args.push('--bind', `${BOX}/work`, SANDBOX_WORK, '--bind', `${BOX}/tmp`, '/tmp');
+    for (const [host, rel] of hooks.workMounts ?? []) args.push('--ro-bind', host, `${SANDBOX_WORK}/${rel}`);
+    const shm = Math.max(1, Math.min(64, Math.floor(diskMb / 4)));
+    args.push('--proc', '/proc', '--dev', '/dev', '--size', String(shm * 1024 * 1024), '--tmpfs', '/dev/shm', '--remount-ro', '/dev', '--remount-ro', '/',
+      '--chdir', SANDBOX_WORK, '--clearenv');
     const env: Record<string, string> = {
       PATH: this.tools.path.join(':'), HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', CI: '1', NO_COLOR: '1',
       CARGO_HOME: '/tmp/cargo', CARGO_NET_OFFLINE: 'true', GOCACHE: '/tmp/go-cache', GOPATH: '/tmp/go', GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local',
@@ -147,53 +221,124 @@ export class SandboxRunner {
   private execute(files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks, probe: boolean): Promise<{ checks: CheckRun[]; timedOut: boolean }> {
     const L = hooks.limits ?? this.limits;
     const timeoutMs = probe ? 20_000 : L.timeoutMs;
+    const results: CheckRun[] = checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true }));
+    const bwrapPath = absolute(this.bwrap);
+    if (!bwrapPath) return Promise.reject(new SandboxUnavailableError(`bwrap could not start (${this.bwrap}): not found`));
+    if (hooks.signal?.aborted) return Promise.resolve({ checks: results, timedOut: false });
     const job: DriverJob = {
       files: files.map((f) => ({ ...f, ...(/\.(sh|bash)$/.test(f.path) ? { mode: 0o755 } : {}) })),
       checks,
       limits: { checkTimeoutMs: timeoutMs, outputLimit: L.outputLimit, outputTail: L.outputTail, maxProcesses: L.maxProcesses, cpuSeconds: L.cpuSeconds, memoryMb: L.memoryMb, fileMb: L.diskMb },
+      work: `${BOX}/work`,
+      inner: this.innerArgs(bwrapPath, hooks, L.diskMb),
+      ...(this.seccomp ? { seccompFile: `${DRIVER_DIR}/seccomp.bpf` } : {}),
+      ...(hooks.registrySocket ? { registry: { port: REGISTRY_RELAY_PORT, socket: `${DRIVER_DIR}/registry.sock` } } : {}),
     };
-    const results: CheckRun[] = checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true }));
+    const memoryBytes = (L.memoryMb + OWN_MEMORY_MB) * 1024 * 1024;
+    let cgroup: SandboxCgroup | undefined;
+    if (!('unavailable' in this.cgroups)) {
+      try { cgroup = createSandboxCgroup(this.cgroups, { memoryBytes, tasks: L.maxProcesses + OWN_TASKS }); } catch (error) {
+        return Promise.reject(new SandboxUnavailableError(`the sandbox's cgroup could not be made: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    }
+    const outer = this.outerArgs(bwrapPath, hooks, L.diskMb);
+    // The seccomp program reaches the driver's private tmpfs as a file (written by a tiny first step).
+    const seccompB64 = this.seccomp?.toString('base64');
+    const driver = seccompB64
+      ? `require('node:fs').writeFileSync(${JSON.stringify(`${DRIVER_DIR}/seccomp.bpf`)}, Buffer.from(${JSON.stringify(seccompB64)}, 'base64'));\n${DRIVER}`
+      : DRIVER;
+    const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+
     return new Promise((resolve, reject) => {
-      const child = spawn(this.bwrap, [...this.bwrapArgs(hooks, L.diskMb), 'node', '-e', DRIVER], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      let child: ChildProcess;
+      try {
+        child = spawn(shell, ['-c', LAUNCH, 'launch', ...(cgroup?.procsFiles ?? []), '--', bwrapPath, '--info-fd', '3', ...outer, 'node', ...DRIVER_FLAGS, '-e', driver], {
+          detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        });
+      } catch (error) {
+        void cgroup?.dispose();
+        reject(new SandboxUnavailableError(`bwrap could not start (${this.bwrap}): ${error instanceof Error ? error.message : String(error)}`));
+        return;
+      }
       let timedOut = false;
+      let stopped: string | undefined;
+      let malformed: string | undefined;
+      let filesError: string | undefined;
       let stderr = '';
-      let stdoutBytes = 0;
-      const killAll = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } };
-      const timer = setTimeout(() => { timedOut = true; killAll(); }, timeoutMs);
-      const onAbort = () => killAll();
-      hooks.signal?.addEventListener('abort', onAbort, { once: true });
       let running = -1;
-      child.on('error', (error) => { clearTimeout(timer); reject(new SandboxUnavailableError(`bwrap could not start (${this.bwrap}): ${error.message}`)); });
-      child.stderr.on('data', (d: Buffer) => { stderr = (stderr + d.toString('utf8')).slice(-4000); });
-      child.stdin.on('error', () => { /* the sandbox died before reading: reported below */ });
-      child.stdin.end(JSON.stringify(job));
-      const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-      lines.on('line', (line) => {
-        stdoutBytes += line.length;
-        // The driver caps each check's output; this only guards against a runaway report.
-        if (stdoutBytes > L.outputLimit * (checks.length + 1) + 1_000_000) { killAll(); return; }
-        let event: { t: string; check?: number; text?: string; exit_code?: number; duration_ms?: number; output?: string; killed?: string };
-        try { event = JSON.parse(line) as typeof event; } catch { return; }
-        const i = event.check ?? -1;
-        const r = results[i];
-        if (event.t === 'start' && r) { running = i; hooks.onStart?.(i, checks[i]!); }
-        else if (event.t === 'out' && r && event.text) hooks.onOutput?.(i, event.text);
-        else if (event.t === 'end' && r) {
-          running = -1;
-          Object.assign(r, { exit_code: event.exit_code ?? null, duration_ms: event.duration_ms ?? 0, output: event.output ?? '', skipped: false }, event.killed ? { killed: event.killed } : {});
+      let innerPid: number | undefined;
+      let stopWatchdog: (() => void) | undefined;
+      const killAll = () => {
+        try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+        if (innerPid) { try { process.kill(innerPid, 'SIGKILL'); } catch { /* gone */ } }
+        cgroup?.killAll();
+      };
+      const stop = (why: string) => { stopped ??= why; killAll(); };
+      const timer = setTimeout(() => { timedOut = true; stop(`time limit: ${timeoutMs} ms`); }, timeoutMs);
+      const onAbort = () => stop('cancelled');
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      // The kernel's counters, read from outside: a memory or task limit hit stops the sandbox with its reason.
+      const poll = cgroup ? setInterval(() => { const hit = cgroup!.limitHit(); if (hit) stop(hit); }, 50) : undefined;
+      // bwrap's info: the host pid of the outer layer's first process (the fallback watchdog's root).
+      let info = '';
+      (child.stdio[3] as NodeJS.ReadableStream | null)?.on('data', (d: Buffer) => {
+        if (info.length > 4096) return;
+        info += d.toString('utf8');
+        const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        if (m && !innerPid) {
+          innerPid = Number(m[1]);
+          if (!cgroup) stopWatchdog = startWatchdog(child.pid!, { processes: L.maxProcesses + OWN_PROCESSES, memoryBytes }, stop);
         }
+      });
+      (child.stdio[3] as NodeJS.ReadableStream | null)?.on('error', () => { /* closed */ });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        if (poll) clearInterval(poll);
+        stopWatchdog?.();
+        void cgroup?.dispose();
+        reject(new SandboxUnavailableError(`bwrap could not start (${this.bwrap}): ${error.message}`));
+      });
+      child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString('utf8')).slice(-4000); });
+      child.stdin!.on('error', () => { /* the sandbox died before reading: reported below */ });
+      child.stdin!.end(JSON.stringify(job));
+      const onEvent = (event: DriverEvent) => {
+        if (event.t === 'files') { filesError = event.error; return; }
+        if (event.t === 'done') return;
+        const r = results[event.check]!;
+        if (event.t === 'start') { running = event.check; hooks.onStart?.(event.check, checks[event.check]!); }
+        else if (event.t === 'out') hooks.onOutput?.(event.check, event.text);
+        else if (event.t === 'end') {
+          running = -1;
+          // A check the kernel stopped at a whole-sandbox limit (the OOM killer's SIGKILL) ends with that reason, and so does the sandbox.
+          const hit = stopped ?? cgroup?.limitHit();
+          const killed = hit ?? event.killed;
+          Object.assign(r, { exit_code: killed && event.exit_code === 0 ? 137 : event.exit_code, duration_ms: event.duration_ms, output: hit ? `${event.output}\n[stopped by the sandbox: ${hit}]` : event.output, skipped: false }, killed ? { killed } : {});
+          if (hit) stop(hit);
+        }
+      };
+      const reader = reportReader({ checks: checks.length, maxLine: REPORT_LINE, maxTotal: (L.outputLimit + 1_000_000) * (checks.length + 1), maxText: Math.max(L.outputTail, 4096) + 1000, onEvent });
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (!reader.push(chunk)) { malformed = reader.malformed; stop('malformed report'); child.stdout!.destroy(); }
       });
       const started = Date.now();
       child.on('close', (code) => {
         clearTimeout(timer);
+        if (poll) clearInterval(poll);
+        stopWatchdog?.();
         hooks.signal?.removeEventListener('abort', onAbort);
+        // A limit the kernel enforced while the sandbox was ending still names the reason.
+        const hit = cgroup?.limitHit();
+        if (hit && !stopped) stopped = hit;
+        void cgroup?.dispose();
+        if (malformed) { reject(new SandboxReportError(malformed)); return; }
+        if (filesError) { reject(new SandboxFilesError(filesError)); return; }
         const cut = results[running];
         if (cut) {
           // The whole sandbox was stopped while this check ran.
-          const why = timedOut ? `time limit: ${timeoutMs} ms` : hooks.signal?.aborted ? 'cancelled' : `the sandbox ended (exit ${String(code)})`;
-          Object.assign(cut, { exit_code: 137, duration_ms: Date.now() - started, output: `${stderr.slice(-L.outputTail)}\n[stopped by the sandbox: ${why}]`.trim(), skipped: false, killed: why });
+          const why = stopped ?? `the sandbox ended (exit ${String(code)})`;
+          Object.assign(cut, { exit_code: 137, duration_ms: Date.now() - started, output: `${cut.output || stderr.slice(-L.outputTail)}\n[stopped by the sandbox: ${why}]`.trim(), skipped: false, killed: why });
         }
-        if (!timedOut && !hooks.signal?.aborted && results.every((r) => r.skipped) && checks.length) {
+        if (!timedOut && !hooks.signal?.aborted && !stopped && results.every((r) => r.skipped) && checks.length) {
           reject(new SandboxUnavailableError(`the sandbox did not run (bwrap exit ${String(code)}): ${stderr.trim().slice(-500) || 'no output'}`));
           return;
         }
@@ -201,4 +346,14 @@ export class SandboxRunner {
       });
     });
   }
+}
+
+/** The driver's report broke its bounds or its format: the attempt is an `error`, never a verdict. */
+export class SandboxReportError extends Error {
+  constructor(why: string) { super(`the sandbox's report was refused: ${why}`); this.name = 'SandboxReportError'; }
+}
+
+/** The files could not be laid out (a file where a directory must go, the disk limit): an `error` with the reason. */
+export class SandboxFilesError extends Error {
+  constructor(why: string) { super(why); this.name = 'SandboxFilesError'; }
 }

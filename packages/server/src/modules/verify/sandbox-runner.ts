@@ -92,7 +92,9 @@ const DRIVER_FLAGS = ['--v8-pool-size=1', '--max-old-space-size=48', '--max-semi
 /** The driver's source; `__name` is the helper esbuild (tsx, vitest) adds to keep function names. */
 const DRIVER = `var __name = (f) => f;\n(${sandboxDriver.toString()})()`;
 /** Closes every inherited descriptor above 3 (the info fd), joins the cgroups named before `--`, then execs bwrap. */
-const LAUNCH = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 3 ] 2>/dev/null && eval "exec $n>&-"; done; while [ "$1" != -- ]; do echo $$ > "$1" || exit 121; shift; done; shift; exec "$@"';
+const JOIN_AND_EXEC = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 121; shift; done; shift; exec "$@"';
+/** bash closes any descriptor by number (dash only single digits, and a failed `exec` would end it). */
+const CLOSE_FDS = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 3 ] 2>/dev/null && eval "exec $n>&-"; done; ';
 
 function absolute(bin: string): string | undefined {
   if (bin.includes('/')) return existsSync(bin) ? realpathSync(bin) : undefined;
@@ -247,12 +249,12 @@ export class SandboxRunner {
     const driver = seccompB64
       ? `require('node:fs').writeFileSync(${JSON.stringify(`${DRIVER_DIR}/seccomp.bpf`)}, Buffer.from(${JSON.stringify(seccompB64)}, 'base64'));\n${DRIVER}`
       : DRIVER;
-    const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+    const bash = existsSync('/bin/bash');
 
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(shell, ['-c', LAUNCH, 'launch', ...(cgroup?.procsFiles ?? []), '--', bwrapPath, '--info-fd', '3', ...outer, 'node', ...DRIVER_FLAGS, '-e', driver], {
+        child = spawn(bash ? '/bin/bash' : '/bin/sh', ['-c', `${bash ? CLOSE_FDS : ''}${JOIN_AND_EXEC}`, 'launch', ...(cgroup?.procsFiles ?? []), '--', bwrapPath, '--info-fd', '3', ...outer, 'node', ...DRIVER_FLAGS, '-e', driver], {
           detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
         });
       } catch (error) {

@@ -77,8 +77,9 @@ export async function detectToolchains(options: { nodeModules?: string | undefin
   // Rust: rustup's proxies need RUSTUP_HOME; CARGO_HOME is pointed at a writable tmpfs inside.
   const cargo = found['cargo'];
   if (cargo) {
+    // Only the binaries: CARGO_HOME also holds credentials.toml and the registry cache, which the sandbox never needs (CARGO_HOME is a tmpfs inside).
     const cargoBin = dirname(cargo);
-    addRoot(dirname(cargoBin), cargoBin);
+    addRoot(cargoBin, cargoBin);
     const rustupHome = process.env.RUSTUP_HOME ?? join(homedir(), '.rustup');
     if (existsSync(rustupHome)) { mounts.add(rustupHome); env.RUSTUP_HOME = rustupHome; }
   }

@@ -1,32 +1,54 @@
 /**
- * The optional install phase (CODELOOM_VERIFY_INSTALL): `npm install --ignore-scripts` against a registry
- * (a tiny local one here, speaking npm's registry protocol), then the checks without network with the
- * installed packages mounted read-only. Off by default: the same project then fails to find the package.
+ * The optional install phase (CODELOOM_VERIFY_INSTALL): the manifest is checked first (only registry
+ * dependencies; anything else fails the install check before anything runs), then `npm install
+ * --ignore-scripts` in a sandbox without network whose only way out is the registry proxy on a Unix socket
+ * (a tiny local registry here, speaking npm's registry protocol under a path prefix like a mirror's), then the
+ * checks without network with the installed packages mounted read-only. Off by default: the same project
+ * then fails to find the package.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GeneratedFile } from '@codeloom/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/load-config.js';
+import { installDependencies, needsInstall, sandboxNpmEnv } from './install-phase.js';
+import type { CheckRun, CheckSpec, RunHooks, SandboxFile, SandboxLimits, SandboxRunner } from './sandbox-runner.js';
 import { VerificationService } from './verification-service.js';
 
 const probe = await new VerificationService(loadConfig({})).status();
-if (!probe.available) console.log(`skipping the install-phase tests: ${probe.reason}`);
+if (!probe.available) console.log(`skipping the sandboxed install-phase tests: ${probe.reason}`);
+/** The runner's registry relay (the `registrySocket` hook); without it a sandboxed install has no way out at all. */
+const hasHook = readFileSync(new URL('./sandbox-runner.ts', import.meta.url), 'utf8').includes('registrySocket');
+if (!hasHook) console.log('skipping the sandboxed install: the runner has no registrySocket hook yet');
 
-const PROJECT: GeneratedFile[] = [
-  { path: 'package.json', content: JSON.stringify({ name: 'uses-shout', type: 'module', scripts: { test: 'node --test' }, dependencies: { 'shout-lite': '1.0.0' } }) },
-  { path: 'test/shout.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport shout from 'shout-lite';\ntest('shouts', () => { assert.equal(shout('hi'), 'HI!'); });\n" },
-];
+const PREFIX = '/registry';
+const TEST_FILE = { path: 'test/shout.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport shout from 'shout-lite';\ntest('shouts', () => { assert.equal(shout('hi'), 'HI!'); });\n" };
+const manifest = (dependencies: Record<string, string>) => ({ path: 'package.json', content: JSON.stringify({ name: 'uses-shout', type: 'module', scripts: { test: 'node --test' }, dependencies }) });
+const PROJECT: GeneratedFile[] = [manifest({ 'shout-lite': '1.0.0' }), TEST_FILE];
+const LIMITS: SandboxLimits = { timeoutMs: 60_000, cpuSeconds: 30, memoryMb: 512, maxProcesses: 64, outputLimit: 1_000_000, outputTail: 8192, diskMb: 256 };
 
-describe.skipIf(!probe.available)('the install phase', () => {
+/** A GET over a Unix socket. */
+function getOver(socketPath: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request({ socketPath, path }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject).end();
+  });
+}
+
+describe('the install phase', () => {
   let registry: Server;
+  let elsewhere: Server;
   let url = '';
+  let elsewhereUrl = '';
   let work = '';
   let requests: string[] = [];
+  let elsewhereRequests: string[] = [];
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'codeloom-registry-'));
@@ -35,44 +57,169 @@ describe.skipIf(!probe.available)('the install phase', () => {
     writeFileSync(join(work, 'package/index.js'), "module.exports = (s) => s.toUpperCase() + '!';\n");
     execFileSync('tar', ['czf', join(work, 'shout.tgz'), '-C', work, 'package']);
     const tgz = readFileSync(join(work, 'shout.tgz'));
+    const dist = (tarball: string) => ({ tarball, shasum: createHash('sha1').update(tgz).digest('hex'), integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}` });
+    const packument = (name: string, tarball: string) => JSON.stringify({ name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { name, version: '1.0.0', main: 'index.js', dist: dist(tarball) } } });
+    elsewhere = createServer((req, res) => { elsewhereRequests.push(req.url ?? ''); res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tgz); });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
     registry = createServer((req, res) => {
       requests.push(req.url ?? '');
-      if (req.url === '/shout-lite') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-          name: 'shout-lite', 'dist-tags': { latest: '1.0.0' },
-          versions: { '1.0.0': { name: 'shout-lite', version: '1.0.0', main: 'index.js', dist: {
-            tarball: `${url}/shout-lite/-/shout-lite-1.0.0.tgz`,
-            shasum: createHash('sha1').update(tgz).digest('hex'),
-            integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}`,
-          } } },
-        }));
-      } else if (req.url === '/shout-lite/-/shout-lite-1.0.0.tgz') {
+      if (req.url === `${PREFIX}/shout-lite`) {
+        // The registry's own absolute tarball URL, as registries write them: npm is made to fetch it through the relay.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(packument('shout-lite', `${url}${PREFIX}/shout-lite/-/shout-lite-1.0.0.tgz`));
+      } else if (req.url === `${PREFIX}/shout-lite/-/shout-lite-1.0.0.tgz`) {
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tgz);
-      } else res.writeHead(404).end('{}');
+      } else if (req.url === `${PREFIX}/tarball-elsewhere`) {
+        // A (hostile or broken) registry naming a tarball on another host.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(packument('tarball-elsewhere', `${elsewhereUrl}/tarball-elsewhere-1.0.0.tgz`));
+      } else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
     });
     await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(registry.address() as { port: number }).port}`;
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => registry.close(() => resolve()));
+    await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('installs from the registry without running install scripts, then checks offline with the packages', async () => {
-    requests = [];
-    const service = new VerificationService(loadConfig({ CODELOOM_VERIFY_INSTALL: 'true', CODELOOM_VERIFY_NPM_REGISTRY: `${url}/` }));
-    const v = await service.verify('javascript', [...PROJECT, { path: 'check-no-script.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { existsSync } from 'node:fs';\ntest('no install script ran', () => { assert.ok(existsSync('node_modules/shout-lite/index.js')); assert.equal(existsSync('node_modules/shout-lite/ran-postinstall'), false); });\n" }], { attempt: 1 });
-    const report = JSON.stringify(v.checks, null, 1);
-    expect(v.checks.map((c) => c.name), report).toEqual(['install', 'syntax', 'test']);
-    expect(v.status, report).toBe('passed');
-    expect(v.tests, report).toEqual({ passed: 2, failed: 0 });
-    expect(requests).toContain('/shout-lite/-/shout-lite-1.0.0.tgz');
-  }, 60_000);
+  it('needs an install only for JavaScript/TypeScript with dependencies or devDependencies', () => {
+    expect(needsInstall('javascript', PROJECT)).toBe(true);
+    expect(needsInstall('typescript', [{ path: 'package.json', content: '{"devDependencies":{"x":"1"}}' }])).toBe(true);
+    expect(needsInstall('javascript', [{ path: 'package.json', content: '{"optionalDependencies":{"x":"1"}}' }])).toBe(false);
+    expect(needsInstall('python', PROJECT)).toBe(false);
+    expect(needsInstall('javascript', [{ path: 'package.json', content: '{ nope' }])).toBe(false);
+  });
 
-  it('is off by default: the package is missing and the tests fail', async () => {
-    const v = await new VerificationService(loadConfig({})).verify('javascript', PROJECT, { attempt: 1 });
-    expect(v.checks.map((c) => c.name)).toEqual(['syntax', 'test']);
-    expect(v.status).toBe('failed');
-    expect(v.checks[1]!.output).toMatch(/shout-lite/);
-  }, 60_000);
+  describe('with a stand-in runner', () => {
+    const runnerThat = (run: (files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks) => Promise<Partial<CheckRun>>) => {
+      const calls: Array<{ files: SandboxFile[]; hooks: RunHooks }> = [];
+      const runner = { run: async (files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks) => {
+        calls.push({ files, hooks });
+        return { checks: [{ name: 'install', command: checks[0]!.argv.join(' '), exit_code: 0, duration_ms: 1, output: '', ...await run(files, checks, hooks) }], timedOut: false };
+      } } as unknown as SandboxRunner;
+      return { runner, calls };
+    };
+
+    it('refuses a manifest naming URL, git, file, link and shorthand dependencies before anything runs', async () => {
+      const { runner, calls } = runnerThat(async () => ({}));
+      const streamed: string[] = [];
+      const files = [{ path: 'package.json', content: JSON.stringify({ dependencies: { ok: '^1.0.0', tarball: 'https://evil.example/e.tgz', meta: 'http://169.254.169.254/latest/meta-data/', repo: 'git+ssh://git@github.com/u/r.git', short: 'u/r' }, devDependencies: { local: 'file:..', lnk: 'link:/etc' } }) }, TEST_FILE];
+      const installed = await installDependencies(runner, files, `${url}${PREFIX}/`, LIMITS, { onOutput: (_, text) => streamed.push(text) });
+      expect(calls).toEqual([]);
+      expect(installed.check).toMatchObject({ name: 'install', exit_code: 1, command: 'npm install --ignore-scripts --no-audit --no-fund --loglevel=error' });
+      for (const name of ['tarball', 'meta', 'repo', 'short']) expect(installed.check.output).toContain(`package.json dependencies["${name}"]`);
+      for (const name of ['local', 'lnk']) expect(installed.check.output).toContain(`package.json devDependencies["${name}"]`);
+      expect(installed.check.output).not.toContain('"ok"');
+      expect(installed.check.output).toMatch(/Nothing was installed\.$/);
+      expect(streamed).toEqual([installed.check.output]);
+      expect(installed.mounts).toEqual([]);
+      installed.dispose();
+    });
+
+    it('runs npm with no network of its own: only the registry proxy\'s socket, the relay settings and the manifest', async () => {
+      requests = [];
+      let socket = '';
+      const { runner, calls } = runnerThat(async (_files, _checks, hooks) => {
+        socket = hooks.registrySocket!;
+        expect(statSync(socket).isSocket()).toBe(true);
+        // The socket reaches the configured registry, under its path.
+        const packument = await getOver(socket, `${PREFIX}/shout-lite`);
+        expect(packument.status).toBe(200);
+        expect(JSON.parse(packument.body).name).toBe('shout-lite');
+        expect((await getOver(socket, '/elsewhere')).status).toBe(404);
+        mkdirSync(join(hooks.workDir!, 'node_modules/shout-lite'), { recursive: true });
+        return {};
+      });
+      const installed = await installDependencies(runner, [...PROJECT, { path: 'package-lock.json', content: '{"lockfileVersion":3,"packages":{}}' }], `${url}${PREFIX}`, LIMITS, {});
+      const { files, hooks } = calls[0]!;
+      expect(files.map((f) => f.path)).toEqual(['package.json', 'package-lock.json']);
+      expect(hooks).not.toHaveProperty('network');
+      expect(hooks.env).toEqual(sandboxNpmEnv(`${PREFIX}/`));
+      expect(hooks.env).toMatchObject({ npm_config_registry: `http://127.0.0.1:4873${PREFIX}/`, npm_config_replace_registry_host: 'always' });
+      expect(Object.keys(hooks.env!).filter((k) => /proxy/i.test(k))).toEqual([]);
+      expect(requests).toEqual([`${PREFIX}/shout-lite`]);
+      // The proxy is gone once the install ended; the packages stay until dispose.
+      expect(existsSync(socket)).toBe(false);
+      expect(installed.mounts).toEqual([[join(hooks.workDir!, 'node_modules'), 'node_modules']]);
+      installed.dispose();
+      expect(existsSync(hooks.workDir!)).toBe(false);
+    });
+
+    it('leaves out a lock file whose tarballs are on another registry, and says so', async () => {
+      const { runner, calls } = runnerThat(async () => ({ output: 'added 1 package' }));
+      const streamed: string[] = [];
+      const lock = { path: 'package-lock.json', content: JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/shout-lite': { version: '1.0.0', resolved: 'https://registry.npmjs.org/shout-lite/-/shout-lite-1.0.0.tgz' } } }) };
+      const installed = await installDependencies(runner, [...PROJECT, lock], `${url}${PREFIX}/`, LIMITS, { onOutput: (_, text) => streamed.push(text) });
+      expect(calls[0]!.files.map((f) => f.path)).toEqual(['package.json']);
+      expect(installed.check.exit_code).toBe(0);
+      expect(installed.check.output).toMatch(/^package-lock\.json was not used[^\n]*\n.*node_modules\/shout-lite.*\nadded 1 package$/s);
+      expect(streamed[0]).toMatch(/^package-lock\.json was not used/);
+      installed.dispose();
+    });
+
+    it('closes the proxy and removes the directory when the runner fails', async () => {
+      let socket = '';
+      let dir = '';
+      const runner = { run: async (_f: SandboxFile[], _c: CheckSpec[], hooks: RunHooks) => { socket = hooks.registrySocket!; dir = hooks.workDir!; throw new Error('bwrap broke'); } } as unknown as SandboxRunner;
+      await expect(installDependencies(runner, PROJECT, `${url}${PREFIX}/`, LIMITS, {})).rejects.toThrow('bwrap broke');
+      expect(existsSync(socket)).toBe(false);
+      expect(existsSync(dir)).toBe(false);
+    });
+  });
+
+  describe.skipIf(!probe.available)('in the sandbox', () => {
+    const service = () => new VerificationService(loadConfig({ CODELOOM_VERIFY_INSTALL: 'true', CODELOOM_VERIFY_NPM_REGISTRY: `${url}${PREFIX}/` }));
+
+    it.skipIf(!hasHook)('installs from the registry through the proxy without running install scripts, then checks offline with the packages', async () => {
+      requests = [];
+      elsewhereRequests = [];
+      const v = await service().verify('javascript', [...PROJECT, { path: 'check-no-script.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { existsSync } from 'node:fs';\ntest('no install script ran', () => { assert.ok(existsSync('node_modules/shout-lite/index.js')); assert.equal(existsSync('node_modules/shout-lite/ran-postinstall'), false); });\n" }], { attempt: 1 });
+      const report = JSON.stringify(v.checks, null, 1);
+      expect(v.checks.map((c) => c.name), report).toEqual(['install', 'syntax', 'test']);
+      expect(v.status, report).toBe('passed');
+      expect(v.tests, report).toEqual({ passed: 2, failed: 0 });
+      // The packument's absolute tarball URL was fetched through the relay and the proxy, under the registry's path.
+      expect(requests).toEqual(expect.arrayContaining([`${PREFIX}/shout-lite`, `${PREFIX}/shout-lite/-/shout-lite-1.0.0.tgz`]));
+      expect(elsewhereRequests).toEqual([]);
+    }, 90_000);
+
+    it.skipIf(!hasHook)('does not leave the registry when a packument names a tarball on another host', async () => {
+      requests = [];
+      elsewhereRequests = [];
+      const v = await service().verify('javascript', [manifest({ 'tarball-elsewhere': '1.0.0' }), TEST_FILE], { attempt: 1 });
+      const report = JSON.stringify(v.checks, null, 1);
+      expect(v.checks[0]!.name).toBe('install');
+      expect(v.checks[0]!.exit_code, report).not.toBe(0);
+      expect(v.checks[0]!.output, report).toMatch(/404/);
+      expect(v.status).toBe('failed');
+      // npm rewrote the foreign tarball URL onto the relay (replace-registry-host), so it went to the registry.
+      expect(requests).toEqual([`${PREFIX}/tarball-elsewhere`, `${PREFIX}/tarball-elsewhere-1.0.0.tgz`]);
+      expect(elsewhereRequests).toEqual([]);
+    }, 90_000);
+
+    it('refuses a manifest with a URL or git dependency before installing: nothing is fetched and the checks are skipped', async () => {
+      requests = [];
+      elsewhereRequests = [];
+      const files = [manifest({ 'shout-lite': '1.0.0', evil: `${elsewhereUrl}/evil.tgz`, repo: 'git+https://github.com/u/r.git' }), TEST_FILE];
+      const v = await service().verify('javascript', files, { attempt: 1 });
+      const report = JSON.stringify(v.checks, null, 1);
+      expect(v.checks.map((c) => c.name), report).toEqual(['install', 'syntax', 'test']);
+      expect(v.status).toBe('failed');
+      expect(v.checks[0]!.exit_code).toBe(1);
+      expect(v.checks[0]!.duration_ms).toBe(0);
+      expect(v.checks[0]!.output).toContain(`package.json dependencies["evil"]: "${elsewhereUrl}/evil.tgz" is a URL (http:), not the registry`);
+      expect(v.checks[0]!.output).toContain('package.json dependencies["repo"]: "git+https://github.com/u/r.git" is a git repository (git+https:)');
+      expect(v.checks.slice(1).every((c) => c.skipped), report).toBe(true);
+      expect(requests).toEqual([]);
+      expect(elsewhereRequests).toEqual([]);
+    }, 60_000);
+
+    it('is off by default: the package is missing and the tests fail', async () => {
+      const v = await new VerificationService(loadConfig({})).verify('javascript', PROJECT, { attempt: 1 });
+      expect(v.checks.map((c) => c.name)).toEqual(['syntax', 'test']);
+      expect(v.status).toBe('failed');
+      expect(v.checks[1]!.output).toMatch(/shout-lite/);
+    }, 60_000);
+  });
 });

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Principal } from '../../identity/principal.js';
 import { problemData, toErrorData, type ErrorData } from './channel-errors.js';
-import type { ConnectionRegistry } from './connection-registry.js';
+import type { ConnectionRegistry, ConnectionSlot } from './connection-registry.js';
 import { LiveCredential } from './live-credential.js';
 import type { FrameSender } from './send-queue.js';
 import type { ChannelDeps } from './stream-deps.js';
@@ -26,12 +26,19 @@ export interface ConnectionAuthOptions {
  * frame (else 4401 after the auth deadline), one of the account's connection
  * slots (else 4429), a fresh `auth` frame replacing the credential, and the
  * live check that closes the connection with 4401 once it no longer holds.
+ *
+ * The slot is claimed only by a socket still open once its credential is
+ * known (one that went away during the check claims nothing and watches
+ * nothing), and every claimed slot is given back exactly once on close.
  */
 export class ConnectionAuth {
   private current: Principal | null = null;
   /** Revocation, logout and expiry of the credential close the connection (4401). */
   readonly live: LiveCredential;
-  private accountKey: string | undefined;
+  /** The account's connection slot this connection holds, from `connected` until it closes. */
+  private slot: ConnectionSlot | undefined;
+  /** Set once the connection is closing (stop): nothing is claimed or watched after it. */
+  private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   /** Set while a credential is being checked: frames that arrive meanwhile wait for it, so `auth` then `generate` sent back to back work in order. */
   private checking: Promise<void> | undefined;
@@ -66,9 +73,12 @@ export class ConnectionAuth {
         if (error instanceof AppError) return this.current ? this.o.out.sendNow({ event: 'error', data: toErrorData(error) }) : this.refuse(toErrorData(error));
         this.o.request.log.error({ err: error }, 'channel authentication failed');
         this.o.out.sendNow({ event: 'error', data: problemData('service_unavailable', 'The credential could not be checked; reconnect and retry.') });
-        this.o.ws.close(1011, 'internal error');
+        if (this.open) this.o.ws.close(1011, 'internal error');
         return;
       }
+      // The socket went away (or started closing) while the credential was checked: its close has run or is
+      // on its way, so a slot claimed or a credential watched now would never be given back.
+      if (!this.open) return;
       if (this.current) {
         // A fresh auth frame on an open connection: same account and environment, new credential and expiry.
         const refused = this.live.renew(this.current, principal, authorization, env);
@@ -86,14 +96,15 @@ export class ConnectionAuth {
 
   private authenticated(): void {
     const p = this.current!;
-    this.accountKey = RateLimiter.subjectFor(p.user.id, p.environment);
-    if (!this.o.registry.claim(this.accountKey)) {
-      this.accountKey = undefined;
+    // One slot per connection, however it got here.
+    const slot = this.slot ?? this.o.registry.claim(RateLimiter.subjectFor(p.user.id, p.environment));
+    if (!slot) {
       this.current = null;
       this.o.out.sendNow({ event: 'error', data: { status: 429, code: 'rate_limited', message: `At most ${this.o.registry.maxPerAccount} open streaming connections per account; close one first.` } });
       this.o.ws.close(4429, 'too many connections');
       return;
     }
+    this.slot = slot;
     this.o.out.sendNow({ event: 'connected', data: { connection_id: this.o.connectionId, user_id: p.user.id } });
   }
 
@@ -110,15 +121,21 @@ export class ConnectionAuth {
     return typeof query?.environment === 'string' ? query.environment : undefined;
   }
 
-  /** The connection is closing: no more deadline, no more watching the credential. */
+  /** Open and not stopped: the only state in which a slot is claimed or a credential watched. */
+  private get open(): boolean {
+    return !this.stopped && this.o.ws.readyState === this.o.ws.OPEN;
+  }
+
+  /** The connection is closing: no more deadline, no more watching the credential, and a check still running claims nothing. */
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.live.release();
   }
 
   /** Gives the account's connection slot back (after the connection's work was let go). */
   releaseSlot(): void {
-    if (this.accountKey) this.o.registry.release(this.accountKey);
-    this.accountKey = undefined;
+    this.slot?.release();
+    this.slot = undefined;
   }
 }

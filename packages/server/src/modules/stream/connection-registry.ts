@@ -4,6 +4,12 @@ export interface RegisteredConnection {
   shutdown(): Promise<void>;
 }
 
+/** One claimed place among an account's open connections. */
+export interface ConnectionSlot {
+  /** Gives the place back; only the first call counts, so a connection that closes by several paths frees it once. */
+  release(): void;
+}
+
 /** Open channel connections: counted per account, and reached all at once on shutdown. */
 export class ConnectionRegistry {
   private readonly all = new Set<RegisteredConnection>();
@@ -11,16 +17,23 @@ export class ConnectionRegistry {
 
   constructor(readonly maxPerAccount: number) {}
 
-  /** false when the account already has its maximum of open connections. */
-  claim(accountKey: string): boolean {
+  /** One of the account's places, or undefined when it already has its maximum of open connections. */
+  claim(accountKey: string): ConnectionSlot | undefined {
     const n = this.perAccount.get(accountKey) ?? 0;
-    if (n >= this.maxPerAccount) return false;
+    if (n >= this.maxPerAccount) return undefined;
     this.perAccount.set(accountKey, n + 1);
-    return true;
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.free(accountKey);
+      },
+    };
   }
 
-  release(accountKey: string): void {
-    const n = (this.perAccount.get(accountKey) ?? 1) - 1;
+  private free(accountKey: string): void {
+    const n = (this.perAccount.get(accountKey) ?? 0) - 1;
     if (n <= 0) this.perAccount.delete(accountKey);
     else this.perAccount.set(accountKey, n);
   }

@@ -167,10 +167,17 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
 
   it('a fork bomb, an endless loop, a memory hog and gigabytes of output are each stopped and reported as a failed check', async () => {
     const script = (path: string, body: string) => `\`\`\`bash ${path}\n#!/usr/bin/env bash\n${body}\n\`\`\`\n`;
+    // A whole-sandbox limit (here the process limit) stops the whole sandbox: the tests after the bomb are skipped.
+    fake.reset();
+    fake.script({ reply: [script('app.sh', 'echo app'), script('tests/bomb_test.sh', 'f() { f | f & }; f; sleep 60'), script('tests/zz_after_test.sh', 'echo after')].join('\n') });
+    const bombed = (await generate({ prompt: 'hostile', language: 'bash', model: 'gpt-test', verify: true })).body.verification;
+    const bombReport = JSON.stringify(bombed.checks, null, 1).slice(0, 3000);
+    expect(bombed.status, bombReport).toBe('failed');
+    expect(bombed.checks.find((c: { name: string }) => c.name === 'test tests/bomb_test.sh').killed, bombReport).toMatch(/process limit/);
+    expect(bombed.checks.find((c: { name: string }) => c.name === 'test tests/zz_after_test.sh').skipped, bombReport).toBe(true);
     fake.reset();
     fake.script({ reply: [
       script('app.sh', 'echo app'),
-      script('tests/bomb_test.sh', 'f() { f | f & }; f; sleep 60'),
       script('tests/loop_test.sh', 'while :; do :; done'),
       script('tests/memory_test.sh', 'x=aaaaaaaa; while :; do x="$x$x"; done'),
       script('tests/flood_test.sh', 'yes 0123456789abcdef0123456789abcdef'),
@@ -181,8 +188,7 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     const by = Object.fromEntries(v.checks.map((c: { name: string }) => [c.name, c]));
     const report = JSON.stringify(v.checks.map((c: any) => ({ ...c, output: c.output.slice(-300) })), null, 1);
     expect(v.status, report).toBe('failed');
-    expect(v.tests, report).toEqual({ passed: 0, failed: 4 });
-    expect(by['test tests/bomb_test.sh'].killed, report).toMatch(/process limit/);
+    expect(v.tests, report).toEqual({ passed: 0, failed: 3 });
     expect(by['test tests/loop_test.sh'].killed, report).toMatch(/CPU|SIGXCPU|SIGKILL/);
     expect(by['test tests/memory_test.sh'].exit_code, report).not.toBe(0);
     expect(by['test tests/flood_test.sh'].killed, report).toMatch(/output limit/);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -64,6 +64,19 @@ export function detectCgroups(setting: string): CgroupHost | { unavailable: stri
     if (writable(m) && writable(p)) return { version: 1, parents: { memory: m, pids: p } };
   }
   return { unavailable: 'no writable cgroup v1 memory and pids hierarchies, and no delegated cgroup v2 directory (CODELOOM_VERIFY_CGROUP)' };
+}
+
+/** Removes the empty cgroups that servers no longer running left behind (a process killed before it could clean up). */
+export function removeStaleCgroups(host: CgroupHost): void {
+  for (const parent of new Set([host.parents.memory, host.parents.pids])) {
+    let names: string[] = [];
+    try { names = readdirSync(parent); } catch { continue; }
+    for (const name of names) {
+      const m = /^codeloom-verify-(\d+)-[0-9a-f]+$/.exec(name);
+      if (!m || Number(m[1]) === process.pid || existsSync(`/proc/${m[1]}`)) continue;
+      try { rmdirSync(join(parent, name)); } catch { /* still has processes, or gone */ }
+    }
+  }
 }
 
 function safeRead(file: string): string | undefined {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { sandboxDriver, type DriverJob } from './sandbox-driver.js';
-import { createSandboxCgroup, detectCgroups, type CgroupHost, type SandboxCgroup } from './sandbox-cgroup.js';
+import { createSandboxCgroup, detectCgroups, removeStaleCgroups, type CgroupHost, type SandboxCgroup } from './sandbox-cgroup.js';
 import { reportReader, type DriverEvent } from './sandbox-report.js';
 import { seccompFilter } from './sandbox-seccomp.js';
 import { startWatchdog } from './sandbox-watchdog.js';
@@ -124,6 +124,7 @@ export class SandboxRunner {
 
   constructor(private readonly bwrap: string, private readonly tools: Toolchains, readonly limits: SandboxLimits, options: { cgroup?: string } = {}) {
     this.cgroups = detectCgroups(options.cgroup ?? 'auto');
+    if (!('unavailable' in this.cgroups)) removeStaleCgroups(this.cgroups);
     this.seccomp = seccompFilter();
   }
 
@@ -268,11 +269,11 @@ export class SandboxRunner {
       let filesError: string | undefined;
       let stderr = '';
       let running = -1;
-      let innerPid: number | undefined;
+      let layerPid: number | undefined;
       let stopWatchdog: (() => void) | undefined;
       const killAll = () => {
         try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
-        if (innerPid) { try { process.kill(innerPid, 'SIGKILL'); } catch { /* gone */ } }
+        if (layerPid) { try { process.kill(layerPid, 'SIGKILL'); } catch { /* gone */ } }
         cgroup?.killAll();
       };
       const stop = (why: string) => { stopped ??= why; killAll(); };
@@ -287,8 +288,8 @@ export class SandboxRunner {
         if (info.length > 4096) return;
         info += d.toString('utf8');
         const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
-        if (m && !innerPid) {
-          innerPid = Number(m[1]);
+        if (m && !layerPid) {
+          layerPid = Number(m[1]);
           if (!cgroup) stopWatchdog = startWatchdog(child.pid!, { processes: L.maxProcesses + OWN_PROCESSES, memoryBytes }, stop);
         }
       });

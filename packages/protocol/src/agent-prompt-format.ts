@@ -44,12 +44,25 @@ export interface AgentPrompt {
   earlier: readonly PromptStepOutput[];
 }
 
+/** Line breaks as JavaScript's multiline regexes see them (readAgentPrompt's `^` matches after each). */
+const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/g;
+
+/**
+ * A requirement or the language: request text that must stay inside its own
+ * line item, so every further line of it is indented and can never read as
+ * `## Output of the …`, `Task:`, `Language:` or `Requirements:`.
+ */
+const item = (text: string) => text.replace(LINE_BREAK, '$&  ');
+
+/** The task keeps its lines, but none of them may pass for an earlier step's output heading. */
+const taskText = (text: string) => text.replace(/(\r\n|[\n\r\u2028\u2029])(?=## Output of the)/g, '$1 ');
+
 /** A step's user message: the task, the language, the requirements and every earlier output, in order. */
 export function writeAgentPrompt(prompt: AgentPrompt): string {
-  const reqs = Object.entries(prompt.requirements).map(([k, v]) => `${LIST_ITEM}${k}: ${String(v)}`);
+  const reqs = Object.entries(prompt.requirements).map(([k, v]) => `${LIST_ITEM}${item(`${k}: ${String(v)}`)}`);
   const parts = [
-    `${TASK_LABEL} ${prompt.task}`,
-    ...(prompt.language ? [`${LANGUAGE_LABEL} ${prompt.language}`] : []),
+    `${TASK_LABEL} ${taskText(prompt.task)}`,
+    ...(prompt.language ? [`${LANGUAGE_LABEL} ${item(prompt.language)}`] : []),
     ...(reqs.length ? [REQUIREMENTS_LABEL, ...reqs] : []),
     ...prompt.earlier.map((s) => `\n${OUTPUT_HEADING} ${s.agent} (step ${s.index + 1}${s.iteration ? `, revision ${s.iteration}` : ''})\n${s.output}`),
   ];

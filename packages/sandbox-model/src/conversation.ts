@@ -35,6 +35,7 @@ export function coderOutputs(c: Conversation): StepOutput[] {
 
 /** The paths named in ```lang path fences of a text, in order, without repeats. */
 export function fencedPaths(text: string): string[] {
-  const paths = [...text.matchAll(/^ {0,3}(?:`{3,}|~{3,})[\w+#-]* +([^\s`]+)\s*$/gm)].map((m) => m[1]!);
+  // Paths are echoed (the documenter's README, the reviewer's findings): no control characters.
+  const paths = [...text.matchAll(/^ {0,3}(?:`{3,}|~{3,})[\w+#-]* +([^\s`\u0000-\u001f\u007f-\u009f]+)\s*$/gm)].map((m) => m[1]!);
   return [...new Set(paths)];
 }

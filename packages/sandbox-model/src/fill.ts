@@ -15,7 +15,7 @@ export function renderSandboxFill(prefix: string, suffix: string): string {
   const hash = HASH_COMMENT.test(prefix);
   if (current.trim() !== '') return hash ? 'None  # sandbox fill-in-the-middle' : 'null /* sandbox fill-in-the-middle */';
   const previous = lines.slice(0, -1).reverse().find((l) => l.trim() !== '') ?? '';
-  const indent = current !== '' ? '' : (previous.match(/^\s*/)?.[0] ?? '') + (/[{:(\[]\s*$/.test(previous) ? '  ' : '');
+  const indent = current !== '' ? '' : (previous.match(/^[ \t]*/)?.[0] ?? '') + (/[{:(\[]\s*$/.test(previous) ? '  ' : '');
   const after = suffix === '' ? 0 : suffix.split('\n').length;
   const note = `${hash ? '#' : '//'} sandbox fill-in-the-middle: ${lines.length} line${lines.length === 1 ? '' : 's'} before, ${after} after`;
   return `${indent}${note}${suffix.startsWith('\n') ? '' : '\n'}`;

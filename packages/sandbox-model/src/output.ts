@@ -4,6 +4,7 @@ import { readConversation } from './conversation.js';
 import { projectFiles as project } from './languages/index.js';
 import { analyzePrompt } from './prompt-analysis.js';
 import { KIND_NOUN, buildSpec, fenced, isTestFile, renderFiles } from './project-files.js';
+import { label, proseLine } from './request-text.js';
 import { lastReviewAskedForChanges, reviewText } from './review.js';
 import type { SandboxCall } from './types.js';
 
@@ -15,7 +16,8 @@ import type { SandboxCall } from './types.js';
 export function renderSandboxOutput(options: SandboxCall): string {
   const conversation = readConversation(options.messages);
   const hinted = options.hints?.language;
-  const language = (hinted && (resolveLanguage(hinted) ?? hinted.trim().toLowerCase())) || inferLanguage(conversation.task) || 'typescript';
+  // A language the catalog does not know is echoed (README, pseudo-code, prose), so it is only ever a label.
+  const language = (typeof hinted === 'string' && (resolveLanguage(hinted) ?? label(hinted))) || inferLanguage(conversation.task) || 'typescript';
   const spec = buildSpec(analyzePrompt(conversation.task), language, options.hints?.context ?? {});
   const about = `${spec.languageName} ${KIND_NOUN[spec.kind]} for ${spec.resource.words}${spec.framework ? ` (${spec.framework})` : ''}`;
 
@@ -42,7 +44,7 @@ export function renderSandboxOutput(options: SandboxCall): string {
       const findings = lastReviewAskedForChanges(conversation);
       const files = project(findings ? { ...spec, includeTests: true } : spec);
       const intro = findings
-        ? ['Revised after the review:', ...findings.map((f) => `- addressed: ${f}`)].join('\n')
+        ? ['Revised after the review:', ...findings.map((f) => `- addressed: ${proseLine(f)}`)].join('\n')
         : `Here is a ${about}${spec.includeTests ? ', with tests' : ''}.`;
       return `${intro}\nWritten by the Codeloom sandbox model, a deterministic template model (not AI).\n\n${renderFiles(files)}\n`;
     }

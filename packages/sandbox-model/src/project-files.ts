@@ -1,5 +1,6 @@
 import { LANGUAGES } from '@codeloom/protocol';
 import type { ProjectKind, PromptAnalysis } from './prompt-analysis.js';
+import { NONE, commentText, knownDatabase, label } from './request-text.js';
 
 /** One file the sandbox writes; `lang` goes into the fence's info string before the path. */
 export interface SandboxFile { path: string; lang: string; content: string }
@@ -9,29 +10,32 @@ export interface GenerationSpec extends PromptAnalysis {
   language: string;
   /** How people write the language's name (TypeScript, C++). */
   languageName: string;
-  /** Lower-cased context.framework, '' when none (or "none"). */
+  /** context.framework as a label (request-text.ts: lower case, letters, digits, spaces and `. + # _ -`), '' when none (or "none"). */
   framework: string;
-  /** Lower-cased context.database, '' when none (or "none"/"memory"). */
+  /** context.database when it is a database the model knows (request-text.ts), lower-cased; '' when none, "memory" or unknown. */
   database: string;
-  /** Lower-cased context.styling, '' when none. */
+  /** context.styling as a label, '' when none. */
   styling: string;
   includeTests: boolean;
 }
 
 export type LanguageGenerator = (spec: GenerationSpec) => SandboxFile[];
 
-const NONE = new Set(['', 'none', 'no', 'false', 'memory', 'in-memory', 'plain', 'vanilla', 'stdlib', 'standard']);
-
-export function buildSpec(analysis: PromptAnalysis, language: string, context: Record<string, string | number | boolean>): GenerationSpec {
+/**
+ * The spec of one answer. Context values come from the request (a run's
+ * requirements too), so none reaches a file as it is: the database must be
+ * one the model knows, framework and styling become labels (request-text.ts).
+ */
+export function buildSpec(analysis: PromptAnalysis, language: string, context: Readonly<Record<string, unknown>>): GenerationSpec {
   const text = (key: string) => {
-    const v = context[key];
-    const s = typeof v === 'string' ? v.trim().toLowerCase() : '';
+    const s = Object.hasOwn(context, key) ? label(context[key]) : '';
     return NONE.has(s) ? '' : s;
   };
-  const tests = context.includeTests ?? context.include_tests ?? context.tests;
+  const setting = (key: string) => (Object.hasOwn(context, key) ? context[key] : undefined);
+  const tests = setting('includeTests') ?? setting('include_tests') ?? setting('tests');
   return {
     ...analysis, language, languageName: LANGUAGES.find((l) => l.id === language)?.name ?? language,
-    framework: text('framework'), database: text('database'), styling: text('styling'),
+    framework: text('framework'), database: knownDatabase(setting('database')), styling: text('styling'),
     includeTests: tests === true || tests === 'true' || tests === 1 || tests === 'yes',
   };
 }
@@ -66,7 +70,7 @@ export function schemaFile(spec: GenerationSpec): SandboxFile | undefined {
   const serial = /postgres/.test(spec.database) ? 'BIGSERIAL PRIMARY KEY' : /mysql|maria/.test(spec.database) ? 'BIGINT AUTO_INCREMENT PRIMARY KEY' : 'INTEGER PRIMARY KEY';
   return {
     path: 'db/schema.sql', lang: 'sql',
-    content: `-- ${spec.title}: schema for ${spec.database}.
+    content: `-- ${commentText(spec.title)}: schema for ${commentText(spec.database)}.
 CREATE TABLE IF NOT EXISTS ${table} (
   id ${serial},
   ${spec.field} TEXT NOT NULL,

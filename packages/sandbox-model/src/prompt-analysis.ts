@@ -45,7 +45,18 @@ const RESERVED = new Set(['class', 'string', 'object', 'type', 'list', 'map', 's
   'const', 'async', 'await', 'static', 'public', 'private', 'union', 'box', 'vec', 'option', 'result', 'bool', 'boolean', 'number',
   'symbol', 'date', 'time', 'server', 'store', 'request', 'response', 'handler', 'app', 'http', 'json', 'path', 'url', 'byte', 'long',
   'float', 'double', 'short', 'case', 'switch', 'match', 'loop', 'fn', 'impl', 'trait', 'mod', 'crate', 'go', 'chan', 'func', 'range',
-  'select', 'defer', 'data', 'value', 'values', 'key', 'keys', 'id', 'input', 'output', 'array', 'integer']);
+  'select', 'defer', 'data', 'value', 'values', 'key', 'keys', 'id', 'input', 'output', 'array', 'integer',
+  // The keywords and literals of every generated language (Python, TypeScript/JavaScript, Java, Go, Rust, C, C++, bash): a name
+  // must be a valid identifier in all of them, so `if`, `def` or `none` get a second word ("if entry", IfEntry, if_entry).
+  ...('false none true and as assert break continue def del elif else except finally for from global if in is lambda nonlocal not or '
+  + 'pass raise try while with yield catch debugger delete do export extends instanceof null throw typeof undefined nan infinity '
+  + 'implements protected declare namespace module abstract any readonly keyof infer never unknown asserts satisfies accessor of '
+  + 'final finally goto native strictfp synchronized throws transient volatile sealed permits assert chan fallthrough nil iota rune '
+  + 'uint uintptr complex append cap close copy len make panic print println real imag recover min max clear dyn extern mut pub ref '
+  + 'unsafe where use become macro override priv typeof unsized virtual auto register restrict signed unsigned sizeof typedef '
+  + 'inline alignas alignof asm bitand bitor compl concept consteval constexpr constinit decltype explicit friend mutable noexcept '
+  + 'nullptr operator requires template typename using wchar then fi esac done until coproc ok err some system math optional '
+  + 'instant thread exception object field').split(' ')]);
 
 /** Things people write get a title; everything else a name. */
 const TITLED = new Set(['todo', 'task', 'note', 'post', 'article', 'book', 'issue', 'ticket', 'event', 'story', 'entry', 'message',
@@ -123,7 +134,8 @@ export function analyzePrompt(prompt: string): PromptAnalysis {
   const text = stripMarkers(prompt).toLowerCase();
   const kind: ProjectKind = /\b(api|rest|restful|server|endpoints?|crud|backend|services?|microservices?|webhooks?)\b/.test(text) ? 'api'
     : /\b(cli|command[- ]line|commands?|script|tool|terminal|utility|program)\b/.test(text) ? 'cli' : 'library';
-  let words = subjectWords(text).filter(Boolean);
+  // Names become identifiers, paths and package names in every language: only lower-case ASCII words starting with a letter.
+  let words = subjectWords(text).filter((w) => /^[a-z][a-z0-9]*$/.test(w));
   if (!words.length) words = ['item'];
   if (RESERVED.has(words.join('')) || RESERVED.has(words.at(-1)!)) words = [...words, 'entry'];
   const resourceWords = [...words.slice(0, -1), plural(words.at(-1)!)];

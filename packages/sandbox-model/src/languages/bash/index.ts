@@ -1,6 +1,7 @@
 import { withArticle } from '../../prompt-analysis.js';
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 
 /**
  * Bash template of the sandbox model (a deterministic template model, not
@@ -19,7 +20,7 @@ export function generateBash(spec: GenerationSpec): SandboxFile[] {
   const files: SandboxFile[] = [{
     path: script, lang: 'bash',
     content: bash(`#!/usr/bin/env bash
-# ${spec.title}
+# ${commentText(spec.title)}
 # Command line for ${spec.resource.words}: add, list, show, rename, remove; kept in a
 # tab-separated file (${env}, default ${spec.resource.kebab}.tsv). Every function
 # returns its own status, so it also behaves when sourced by a test.

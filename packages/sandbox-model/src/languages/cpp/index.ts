@@ -1,5 +1,6 @@
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 import { cppCliFiles } from './cli.js';
 import type { CppNames } from './names.js';
 import { routeFiles, routeTest } from './server.js';
@@ -92,7 +93,7 @@ inline std::optional<std::string> check_${f}(const std::string& value, std::stri
   return trimmed;
 }
 
-/// ${spec.resource.words} in memory, ordered by id.${spec.database ? ` Swap it for a ${spec.database} repository (see db/schema.sql) behind the same methods.` : ''}
+/// ${spec.resource.words} in memory, ordered by id.${spec.database ? ` Swap it for a ${commentText(spec.database)} repository (see db/schema.sql) behind the same methods.` : ''}
 class ${n.E}Store {
  public:
   std::vector<${n.E}> list() const {

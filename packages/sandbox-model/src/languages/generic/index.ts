@@ -1,6 +1,7 @@
 import { lookupTable } from '@codeloom/protocol';
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 
 /**
  * Languages the sandbox model (a deterministic template model, not AI) has
@@ -22,7 +23,8 @@ function genericFiles(spec: GenerationSpec): SandboxFile[] {
   const E = spec.entity.pascal;
   const f = spec.field;
   const F = f === 'title' ? 'Title' : 'Name';
-  const { title } = spec;
+  // The prompt's first line, in a comment of each language (the pseudo-code's is plain text).
+  const title = commentText(spec.title);
   switch (spec.language) {
     case 'csharp':
       return [{ path: 'Program.cs', lang: 'csharp', content: `// ${title}

@@ -1,6 +1,7 @@
 import { withArticle } from '../../prompt-analysis.js';
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 import { cliMain, cliTest } from './cli.js';
 import { BT, fieldName } from './names.js';
 import { apiMain, serverFile, serverTest } from './server.js';
@@ -67,7 +68,7 @@ func Parse${F}(value string) (string, error) {
 	return value, nil
 }
 
-// Store keeps ${spec.resource.words} in memory; safe for concurrent use by HTTP handlers.${spec.database ? `\n// Swap it for a ${spec.database} repository (see db/schema.sql) behind the same methods.` : ''}
+// Store keeps ${spec.resource.words} in memory; safe for concurrent use by HTTP handlers.${spec.database ? `\n// Swap it for a ${commentText(spec.database)} repository (see db/schema.sql) behind the same methods.` : ''}
 type Store struct {
 	mu     sync.Mutex
 	items  map[int64]${E}

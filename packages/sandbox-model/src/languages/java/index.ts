@@ -1,5 +1,6 @@
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 import { javaCliFiles } from './cli.js';
 import { javaCheck, javaNames, type JavaNames } from './names.js';
 import { javaServerFiles } from './server.js';
@@ -44,7 +45,7 @@ public record ${n.E}(long id, String ${n.field}, String createdAt) {
 }
 
 function storeFile(spec: GenerationSpec, n: JavaNames): SandboxFile {
-  const where = spec.database ? ` Swap it for a ${spec.database} repository (see db/schema.sql) behind the same methods.` : '';
+  const where = spec.database ? ` Swap it for a ${commentText(spec.database)} repository (see db/schema.sql) behind the same methods.` : '';
   return {
     path: `${n.dir}/${n.E}Store.java`, lang: 'java',
     content: String.raw`package ${n.pkg};

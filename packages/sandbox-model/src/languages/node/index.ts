@@ -1,6 +1,7 @@
 import { withArticle } from '../../prompt-analysis.js';
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText } from '../../request-text.js';
 import { nodeFlavour, storeModule, type NodeFlavour } from './names.js';
 import { nodeApiFiles } from './server.js';
 import { nodeTestFile } from './tests.js';
@@ -36,7 +37,7 @@ function storeFile(spec: GenerationSpec, f: NodeFlavour): SandboxFile {
   const E = spec.entity.pascal;
   const field = spec.field;
   const t = f.t;
-  const where = spec.database ? ` Swap it for a ${spec.database} repository (see db/schema.sql) without changing its callers.` : '';
+  const where = spec.database ? ` Swap it for a ${commentText(spec.database)} repository (see db/schema.sql) without changing its callers.` : '';
   return {
     path: `src/${storeModule(spec)}.${f.ext}`, lang: f.lang,
     content: `${t(`/** A ${spec.entity.words} as it is stored and returned. */

@@ -1,4 +1,5 @@
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
+import { literal } from '../../request-text.js';
 import { imports, type PythonWeb } from './names.js';
 import { webTestBody } from './web-test.js';
 
@@ -119,7 +120,7 @@ class ${E}In(BaseModel):
 
 
 def create_app(store: Optional[${E}Store] = None) -> FastAPI:
-    app = FastAPI(title="${spec.title}")
+    app = FastAPI(title=${literal.python(spec.title)})
     items = store if store is not None else ${E}Store()
 
     @app.get("${url}")

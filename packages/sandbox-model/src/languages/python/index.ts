@@ -1,5 +1,6 @@
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText, literal } from '../../request-text.js';
 import { cliFile, cliTest } from './cli.js';
 import { fastapi, flask } from './frameworks.js';
 import type { PythonWeb } from './names.js';
@@ -17,7 +18,7 @@ export function generatePython(spec: GenerationSpec): SandboxFile[] {
   const sqlite = spec.database.includes('sqlite');
   const files: SandboxFile[] = [
     { path: `${pkg}/store.py`, lang: 'python', content: sqlite ? sqliteStore(spec) : memoryStore(spec) },
-    { path: `${pkg}/__init__.py`, lang: 'python', content: `"""${spec.title}"""\nfrom .store import ${spec.entity.pascal}, ${spec.entity.pascal}Store, parse_${spec.entity.snake}_input\n\n__all__ = ["${spec.entity.pascal}", "${spec.entity.pascal}Store", "parse_${spec.entity.snake}_input"]\n` },
+    { path: `${pkg}/__init__.py`, lang: 'python', content: `"""${commentText(spec.title)}"""\nfrom .store import ${spec.entity.pascal}, ${spec.entity.pascal}Store, parse_${spec.entity.snake}_input\n\n__all__ = ["${spec.entity.pascal}", "${spec.entity.pascal}Store", "parse_${spec.entity.snake}_input"]\n` },
   ];
   const web = spec.kind === 'api' ? pythonWebFiles(spec) : undefined;
   if (web) files.push(...web.files);
@@ -33,7 +34,7 @@ export function generatePython(spec: GenerationSpec): SandboxFile[] {
   if (deps.length) files.push({ path: 'requirements.txt', lang: 'text', content: `${deps.join('\n')}\n` });
   files.push({
     path: 'pyproject.toml', lang: 'toml',
-    content: `[project]\nname = "${spec.resource.kebab}"\nversion = "0.1.0"\ndescription = "${spec.title}"\nrequires-python = ">=3.9"\ndependencies = [${deps.map((d) => `"${d}"`).join(', ')}]\n`,
+    content: `[project]\nname = "${spec.resource.kebab}"\nversion = "0.1.0"\ndescription = ${literal.toml(spec.title)}\nrequires-python = ">=3.9"\ndependencies = [${deps.map((d) => `"${d}"`).join(', ')}]\n`,
   });
   const run = web ? web.run : spec.kind === 'cli' ? `python3 -m ${pkg} add "first ${spec.entity.words}"\npython3 -m ${pkg} list` : `python3 -c "import ${pkg}; print(${pkg}.${spec.entity.pascal}Store().list())"`;
   files.push(readme(spec, {
@@ -87,7 +88,7 @@ def parse_${spec.entity.snake}_input(body: Any) -> Union[str, Dict[str, str]]:
 function memoryStore(spec: GenerationSpec): string {
   const E = spec.entity.pascal;
   const f = spec.field;
-  const where = spec.database ? `\n\n    Swap it for a ${spec.database} repository (see db/schema.sql) without changing its callers.` : '';
+  const where = spec.database ? `\n\n    Swap it for a ${commentText(spec.database)} repository (see db/schema.sql) without changing its callers.` : '';
   return `${header(spec, 'an in-memory store')}
 
 class ${E}Store:

@@ -1,5 +1,6 @@
 import type { GenerationSpec, SandboxFile } from '../../project-files.js';
 import { readme, schemaFile } from '../../project-files.js';
+import { commentText, literal } from '../../request-text.js';
 import { rustCliFiles } from './cli.js';
 import type { RustNames } from './names.js';
 import { rustApiFiles } from './server.js';
@@ -14,7 +15,7 @@ export function generateRust(spec: GenerationSpec): SandboxFile[] {
   const n: RustNames = { crate: spec.resource.snake, E: spec.entity.pascal, f: spec.field };
   const main = spec.kind === 'api' ? rustApiFiles(spec, n) : spec.kind === 'cli' ? rustCliFiles(spec, n) : undefined;
   const files: SandboxFile[] = [
-    { path: 'Cargo.toml', lang: 'toml', content: `[package]\nname = "${n.crate}"\nversion = "0.1.0"\nedition = "2021"\ndescription = "${spec.title}"\n\n[dependencies]\n` },
+    { path: 'Cargo.toml', lang: 'toml', content: `[package]\nname = "${n.crate}"\nversion = "0.1.0"\nedition = "2021"\ndescription = ${literal.toml(spec.title)}\n\n[dependencies]\n` },
     libFile(spec, n, main?.module),
     ...(main?.files ?? []),
   ];
@@ -61,9 +62,9 @@ mod tests {
 }` : '';
   return {
     path: 'src/lib.rs', lang: 'rust',
-    content: String.raw`//! ${spec.title}
+    content: String.raw`//! ${commentText(spec.title)}
 //!
-//! The ${spec.entity.words} record, input checking and an in-memory store.${spec.database ? `\n//! Swap the store for a ${spec.database} repository (see db/schema.sql) behind the same methods.` : ''}
+//! The ${spec.entity.words} record, input checking and an in-memory store.${spec.database ? `\n//! Swap the store for a ${commentText(spec.database)} repository (see db/schema.sql) behind the same methods.` : ''}
 
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -94,6 +94,8 @@ export function sandboxDriver(): void {
       child.stderr!.on('data', onData);
       const timer = setTimeout(() => kill(`time limit: ${L.checkTimeoutMs} ms`), L.checkTimeoutMs);
       child.on('error', (e) => { tail += String(e.message); });
+      // bwrap ended but something it started still holds the pipes (a setup that failed half-way): stop waiting for them.
+      child.on('exit', () => { setTimeout(() => { child.stdout!.destroy(); child.stderr!.destroy(); }, 2000).unref(); });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         // bwrap passes a signal that ended the command on as 128 + its number.

@@ -177,7 +177,9 @@ export class SandboxRunner {
 
   private outerArgs(bwrapPath: string, hooks: RunHooks, diskMb: number): string[] {
     const args = [
-      '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      // No pid namespace of its own: the inner bwrap reads /proc/<pid> of what it starts, so this layer's pids must be
+      // the host /proc's. The code never runs here; each check gets a pid namespace of its own.
+      '--unshare-user', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
       '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox',
       ...this.commonMounts(),
     ];
@@ -271,9 +273,10 @@ export class SandboxRunner {
       let running = -1;
       let layerPid: number | undefined;
       let stopWatchdog: (() => void) | undefined;
+      // The launcher's group (bwrap's monitor), the driver's own session group (it is the leader: --new-session), the cgroup's tasks.
       const killAll = () => {
         try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
-        if (layerPid) { try { process.kill(layerPid, 'SIGKILL'); } catch { /* gone */ } }
+        if (layerPid) for (const target of [-layerPid, layerPid]) { try { process.kill(target, 'SIGKILL'); } catch { /* gone */ } }
         cgroup?.killAll();
       };
       const stop = (why: string) => { stopped ??= why; killAll(); };
@@ -282,7 +285,7 @@ export class SandboxRunner {
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       // The kernel's counters, read from outside: a memory or task limit hit stops the sandbox with its reason.
       const poll = cgroup ? setInterval(() => { const hit = cgroup!.limitHit(); if (hit) stop(hit); }, 50) : undefined;
-      // bwrap's info: the host pid of the outer layer's first process (the fallback watchdog's root).
+      // bwrap's info: the host pid of the outer layer's process, the driver.
       let info = '';
       (child.stdio[3] as NodeJS.ReadableStream | null)?.on('data', (d: Buffer) => {
         if (info.length > 4096) return;
@@ -329,6 +332,8 @@ export class SandboxRunner {
         if (poll) clearInterval(poll);
         stopWatchdog?.();
         hooks.signal?.removeEventListener('abort', onAbort);
+        // Whatever is left of the driver's session (a check's bwrap that failed half-way) goes with it.
+        if (layerPid) { try { process.kill(-layerPid, 'SIGKILL'); } catch { /* gone */ } }
         // A limit the kernel enforced while the sandbox was ending still names the reason.
         const hit = cgroup?.limitHit();
         if (hit && !stopped) stopped = hit;

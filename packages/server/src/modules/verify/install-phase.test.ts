@@ -3,7 +3,7 @@
  * dependencies; anything else fails the install check before anything runs), then `npm install
  * --ignore-scripts` in a sandbox without network whose only way out is the registry proxy on a Unix socket
  * (a tiny local registry here, speaking npm's registry protocol under a path prefix like a mirror's), then the
- * checks without network with the installed packages mounted read-only. Off by default: the same project
+ * checks in the same sandbox once the relay has closed and the other files are written. Off by default: the same project
  * then fails to find the package.
  */
 import { execFileSync } from 'node:child_process';
@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import type { GeneratedFile } from '@codeloom/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/load-config.js';
-import { installDependencies, needsInstall, sandboxNpmEnv } from './install-phase.js';
-import type { CheckRun, CheckSpec, RunHooks, SandboxFile, SandboxLimits, SandboxRunner } from './sandbox-runner.js';
+import { needsInstall, planInstall, runWithInstall, sandboxNpmEnv } from './install-phase.js';
+import type { CheckRun, CheckSpec, RunHooks, SandboxFile, SandboxRunner } from './sandbox-runner.js';
 import { VerificationService } from './verification-service.js';
 
 const probe = await new VerificationService(loadConfig({})).status();
@@ -29,7 +29,8 @@ const PREFIX = '/registry';
 const TEST_FILE = { path: 'test/shout.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport shout from 'shout-lite';\ntest('shouts', () => { assert.equal(shout('hi'), 'HI!'); });\n" };
 const manifest = (dependencies: Record<string, string>) => ({ path: 'package.json', content: JSON.stringify({ name: 'uses-shout', type: 'module', scripts: { test: 'node --test' }, dependencies }) });
 const PROJECT: GeneratedFile[] = [manifest({ 'shout-lite': '1.0.0' }), TEST_FILE];
-const LIMITS: SandboxLimits = { timeoutMs: 60_000, cpuSeconds: 30, memoryMb: 512, maxProcesses: 64, outputLimit: 1_000_000, outputTail: 8192, diskMb: 256 };
+/** Once the install has ended the relay is closed: the checks cannot reach the registry. */
+const RELAY_CLOSED = { path: 'relay-closed.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { connect } from 'node:net';\ntest('the registry relay is closed', async () => {\n  const code = await new Promise((resolve) => connect(4873, '127.0.0.1').on('connect', () => resolve('CONNECTED')).on('error', (e) => resolve(e.code)));\n  assert.equal(code, 'ECONNREFUSED');\n});\n" };
 
 /** A GET over a Unix socket. */
 function getOver(socketPath: string, path: string): Promise<{ status: number; body: string }> {
@@ -93,31 +94,34 @@ describe('the install phase', () => {
 
   describe('with a stand-in runner', () => {
     const runnerThat = (run: (files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks) => Promise<Partial<CheckRun>>) => {
-      const calls: Array<{ files: SandboxFile[]; hooks: RunHooks }> = [];
+      const calls: Array<{ files: SandboxFile[]; checks: CheckSpec[]; hooks: RunHooks }> = [];
       const runner = { run: async (files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks) => {
-        calls.push({ files, hooks });
-        return { checks: [{ name: 'install', command: checks[0]!.argv.join(' '), exit_code: 0, duration_ms: 1, output: '', ...await run(files, checks, hooks) }], timedOut: false };
+        calls.push({ files, checks, hooks });
+        const first = await run(files, checks, hooks);
+        return { checks: checks.map((c, i) => ({ name: c.name, command: c.argv.join(' '), exit_code: 0, duration_ms: 1, output: '', ...(i === 0 ? first : {}) })), timedOut: false };
       } } as unknown as SandboxRunner;
       return { runner, calls };
     };
+    const plan = async (files: GeneratedFile[]) => {
+      const p = await planInstall(files, `${url}${PREFIX}/`);
+      if ('refused' in p) throw new Error(p.refused.output);
+      return p;
+    };
+    const CHECKS: CheckSpec[] = [{ name: 'test', argv: ['npm', 'test'] }];
 
     it('refuses a manifest naming URL, git, file, link and shorthand dependencies before anything runs', async () => {
-      const { runner, calls } = runnerThat(async () => ({}));
-      const streamed: string[] = [];
       const files = [{ path: 'package.json', content: JSON.stringify({ dependencies: { ok: '^1.0.0', tarball: 'https://evil.example/e.tgz', meta: 'http://169.254.169.254/latest/meta-data/', repo: 'git+ssh://git@github.com/u/r.git', short: 'u/r' }, devDependencies: { local: 'file:..', lnk: 'link:/etc' } }) }, TEST_FILE];
-      const installed = await installDependencies(runner, files, `${url}${PREFIX}/`, LIMITS, { onOutput: (_, text) => streamed.push(text) });
-      expect(calls).toEqual([]);
-      expect(installed.check).toMatchObject({ name: 'install', exit_code: 1, command: 'npm install --ignore-scripts --no-audit --no-fund --loglevel=error' });
-      for (const name of ['tarball', 'meta', 'repo', 'short']) expect(installed.check.output).toContain(`package.json dependencies["${name}"]`);
-      for (const name of ['local', 'lnk']) expect(installed.check.output).toContain(`package.json devDependencies["${name}"]`);
-      expect(installed.check.output).not.toContain('"ok"');
-      expect(installed.check.output).toMatch(/Nothing was installed\.$/);
-      expect(streamed).toEqual([installed.check.output]);
-      expect(installed.mounts).toEqual([]);
-      installed.dispose();
+      const planned = await planInstall(files, `${url}${PREFIX}/`);
+      if (!('refused' in planned)) throw new Error('not refused');
+      const check = planned.refused;
+      expect(check).toMatchObject({ name: 'install', exit_code: 1, command: 'npm install --ignore-scripts --no-audit --no-fund --loglevel=error' });
+      for (const name of ['tarball', 'meta', 'repo', 'short']) expect(check.output).toContain(`package.json dependencies["${name}"]`);
+      for (const name of ['local', 'lnk']) expect(check.output).toContain(`package.json devDependencies["${name}"]`);
+      expect(check.output).not.toContain('"ok"');
+      expect(check.output).toMatch(/Nothing was installed\.$/);
     });
 
-    it('runs npm with no network of its own: only the registry proxy\'s socket, the relay settings and the manifest', async () => {
+    it('runs npm first in the checks\' sandbox with no network of its own: the registry proxy\'s socket, the relay settings, the manifest alone, the other files after', async () => {
       requests = [];
       let socket = '';
       const { runner, calls } = runnerThat(async (_files, _checks, hooks) => {
@@ -128,43 +132,41 @@ describe('the install phase', () => {
         expect(packument.status).toBe(200);
         expect(JSON.parse(packument.body).name).toBe('shout-lite');
         expect((await getOver(socket, '/elsewhere')).status).toBe(404);
-        mkdirSync(join(hooks.workDir!, 'node_modules/shout-lite'), { recursive: true });
         return {};
       });
-      const installed = await installDependencies(runner, [...PROJECT, { path: 'package-lock.json', content: '{"lockfileVersion":3,"packages":{}}' }], `${url}${PREFIX}`, LIMITS, {});
-      const { files, hooks } = calls[0]!;
-      expect(files.map((f) => f.path)).toEqual(['package.json', 'package-lock.json']);
+      const files = [...PROJECT, { path: 'package-lock.json', content: '{"lockfileVersion":3,"packages":{}}' }];
+      const run = await runWithInstall(runner, await plan(files), files, CHECKS, { env: { CI: '1' } });
+      const { files: first, checks, hooks } = calls[0]!;
+      expect(first.map((f) => f.path)).toEqual(['package.json', 'package-lock.json']);
+      expect(checks.map((c) => c.name)).toEqual(['install', 'test']);
+      expect(hooks.later).toEqual({ afterCheck: 0, files: [TEST_FILE] });
       expect(hooks).not.toHaveProperty('network');
-      expect(hooks.env).toEqual(sandboxNpmEnv(`${PREFIX}/`));
+      expect(hooks.env).toEqual({ CI: '1', ...sandboxNpmEnv(`${PREFIX}/`) });
       expect(hooks.env).toMatchObject({ npm_config_registry: `http://127.0.0.1:4873${PREFIX}/`, npm_config_replace_registry_host: 'always' });
       expect(Object.keys(hooks.env!).filter((k) => /proxy/i.test(k))).toEqual([]);
       expect(requests).toEqual([`${PREFIX}/shout-lite`]);
-      // The proxy is gone once the install ended; the packages stay until dispose.
+      expect(run.checks.map((c) => c.name)).toEqual(['install', 'test']);
+      // The proxy is gone once the run ended.
       expect(existsSync(socket)).toBe(false);
-      expect(installed.mounts).toEqual([[join(hooks.workDir!, 'node_modules'), 'node_modules']]);
-      installed.dispose();
-      expect(existsSync(hooks.workDir!)).toBe(false);
     });
 
     it('leaves out a lock file whose tarballs are on another registry, and says so', async () => {
       const { runner, calls } = runnerThat(async () => ({ output: 'added 1 package' }));
       const streamed: string[] = [];
       const lock = { path: 'package-lock.json', content: JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/shout-lite': { version: '1.0.0', resolved: 'https://registry.npmjs.org/shout-lite/-/shout-lite-1.0.0.tgz' } } }) };
-      const installed = await installDependencies(runner, [...PROJECT, lock], `${url}${PREFIX}/`, LIMITS, { onOutput: (_, text) => streamed.push(text) });
+      const run = await runWithInstall(runner, await plan([...PROJECT, lock]), [...PROJECT, lock], CHECKS, { onOutput: (_, text) => streamed.push(text) });
       expect(calls[0]!.files.map((f) => f.path)).toEqual(['package.json']);
-      expect(installed.check.exit_code).toBe(0);
-      expect(installed.check.output).toMatch(/^package-lock\.json was not used[^\n]*\n.*node_modules\/shout-lite.*\nadded 1 package$/s);
+      const install = run.checks[0]!;
+      expect(install.exit_code).toBe(0);
+      expect(install.output).toMatch(/^package-lock\.json was not used[^\n]*\n.*node_modules\/shout-lite.*\nadded 1 package$/s);
       expect(streamed[0]).toMatch(/^package-lock\.json was not used/);
-      installed.dispose();
     });
 
-    it('closes the proxy and removes the directory when the runner fails', async () => {
+    it('closes the proxy when the runner fails', async () => {
       let socket = '';
-      let dir = '';
-      const runner = { run: async (_f: SandboxFile[], _c: CheckSpec[], hooks: RunHooks) => { socket = hooks.registrySocket!; dir = hooks.workDir!; throw new Error('bwrap broke'); } } as unknown as SandboxRunner;
-      await expect(installDependencies(runner, PROJECT, `${url}${PREFIX}/`, LIMITS, {})).rejects.toThrow('bwrap broke');
+      const runner = { run: async (_f: SandboxFile[], _c: CheckSpec[], hooks: RunHooks) => { socket = hooks.registrySocket!; throw new Error('bwrap broke'); } } as unknown as SandboxRunner;
+      await expect(runWithInstall(runner, await plan(PROJECT), PROJECT, CHECKS, {})).rejects.toThrow('bwrap broke');
       expect(existsSync(socket)).toBe(false);
-      expect(existsSync(dir)).toBe(false);
     });
   });
 
@@ -174,11 +176,11 @@ describe('the install phase', () => {
     it.skipIf(!hasHook)('installs from the registry through the proxy without running install scripts, then checks offline with the packages', async () => {
       requests = [];
       elsewhereRequests = [];
-      const v = await service().verify('javascript', [...PROJECT, { path: 'check-no-script.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { existsSync } from 'node:fs';\ntest('no install script ran', () => { assert.ok(existsSync('node_modules/shout-lite/index.js')); assert.equal(existsSync('node_modules/shout-lite/ran-postinstall'), false); });\n" }], { attempt: 1 });
+      const v = await service().verify('javascript', [...PROJECT, { path: 'check-no-script.test.js', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { existsSync } from 'node:fs';\ntest('no install script ran', () => { assert.ok(existsSync('node_modules/shout-lite/index.js')); assert.equal(existsSync('node_modules/shout-lite/ran-postinstall'), false); });\n" }, RELAY_CLOSED], { attempt: 1 });
       const report = JSON.stringify(v.checks, null, 1);
       expect(v.checks.map((c) => c.name), report).toEqual(['install', 'syntax', 'test']);
       expect(v.status, report).toBe('passed');
-      expect(v.tests, report).toEqual({ passed: 2, failed: 0 });
+      expect(v.tests, report).toEqual({ passed: 3, failed: 0 });
       // The packument's absolute tarball URL was fetched through the relay and the proxy, under the registry's path.
       expect(requests).toEqual(expect.arrayContaining([`${PREFIX}/shout-lite`, `${PREFIX}/shout-lite/-/shout-lite-1.0.0.tgz`]));
       expect(elsewhereRequests).toEqual([]);

@@ -1,10 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { GeneratedFile } from '@codeloom/protocol';
 import { checkManifest, lockDroppedNote, refusalOutput } from './manifest-specifiers.js';
 import { registryBase, startRegistryProxy, type RegistryProxyOptions } from './registry-proxy.js';
-import { REGISTRY_RELAY_PORT, type CheckRun, type RunHooks, type SandboxLimits, type SandboxRunner } from './sandbox-runner.js';
+import { REGISTRY_RELAY_PORT, type CheckRun, type CheckSpec, type RunHooks, type SandboxFile, type SandboxRunner } from './sandbox-runner.js';
 
 /** Whether a project's manifest names packages to install (JavaScript and TypeScript only). */
 export function needsInstall(language: string, files: GeneratedFile[]): boolean {
@@ -13,13 +10,6 @@ export function needsInstall(language: string, files: GeneratedFile[]): boolean 
     const pkg = JSON.parse(files.find((f) => f.path === 'package.json')?.content ?? '{}') as Record<string, Record<string, string> | undefined>;
     return Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).length > 0;
   } catch { return false; }
-}
-
-export interface Installed {
-  check: CheckRun;
-  /** Bound read-only at the work directory's node_modules for the checks; call `dispose` when done. */
-  mounts: Array<[string, string]>;
-  dispose(): void;
 }
 
 export const INSTALL_ARGV = ['npm', 'install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -46,44 +36,57 @@ export function sandboxNpmEnv(registryPath: string, port = REGISTRY_RELAY_PORT):
   };
 }
 
+/** A planned install: the check that runs first, over the manifest alone, with npm's way out to the registry. */
+export interface InstallPlan {
+  check: CheckSpec;
+  /** What is in the sandbox while npm runs: package.json and a lock file that was kept. */
+  manifest: SandboxFile[];
+  /** npm's settings in the sandbox (sandboxNpmEnv). */
+  env: Record<string, string>;
+  /** Put before the install's output (a lock file left out, and why). */
+  note: string;
+  /** The registry proxy's Unix socket, which the runner relays into the sandbox. */
+  socketPath: string;
+  close(): Promise<void>;
+}
+
 /**
- * `npm install --ignore-scripts` in its own sandbox without network: only package.json (and a lock file) is
- * in it, no install script runs, nothing the model wrote executes, and npm reaches nothing but the configured
- * registry, through the registry proxy (registry-proxy.ts) on a Unix socket that the runner relays to
- * 127.0.0.1:REGISTRY_RELAY_PORT inside. Before anything runs, every dependency specifier must be a registry
- * one (manifest-specifiers.ts): otherwise the install check fails at once, naming each, and nothing is
- * installed. The packages land in a host temporary directory that the checks' sandbox mounts read-only.
+ * Checks the manifest (only registry dependencies: anything else is refused before anything runs, naming each)
+ * and starts the registry proxy (registry-proxy.ts) the install will reach the registry through.
  */
-export async function installDependencies(
-  runner: SandboxRunner, files: GeneratedFile[], registry: string, limits: SandboxLimits,
-  hooks: Pick<RunHooks, 'signal' | 'onOutput'>, proxyOptions: RegistryProxyOptions = {},
-): Promise<Installed> {
+export async function planInstall(files: GeneratedFile[], registry: string, proxyOptions: RegistryProxyOptions = {}): Promise<{ refused: CheckRun } | InstallPlan> {
   const command = INSTALL_ARGV.join(' ');
   const manifest = checkManifest(files, registryBase(registry));
-  if (manifest.refused.length) {
-    const output = refusalOutput(manifest.refused);
-    hooks.onOutput?.(0, output);
-    return { check: { name: 'install', command, exit_code: 1, duration_ms: 0, output }, mounts: [], dispose: () => undefined };
-  }
-  const note = manifest.lockDropped.length ? lockDroppedNote(manifest.lockDropped) : '';
-  if (note) hooks.onOutput?.(0, note);
+  if (manifest.refused.length) return { refused: { name: 'install', command, exit_code: 1, duration_ms: 0, output: refusalOutput(manifest.refused) } };
+  const proxy = await startRegistryProxy(registry, proxyOptions);
+  return {
+    check: { name: 'install', argv: INSTALL_ARGV },
+    manifest: manifest.files,
+    env: sandboxNpmEnv(proxy.registryPath),
+    note: manifest.lockDropped.length ? lockDroppedNote(manifest.lockDropped) : '',
+    socketPath: proxy.socketPath,
+    close: () => proxy.close(),
+  };
+}
 
-  const dir = mkdtempSync(join(tmpdir(), 'codeloom-install-'));
-  const dispose = () => rmSync(dir, { recursive: true, force: true });
+/**
+ * `npm install --ignore-scripts` as the first check of the same sandbox as the checks: without network, with only
+ * the manifest in the work directory, no install script run, and nothing but the configured registry reachable
+ * (the proxy's socket, relayed to 127.0.0.1:REGISTRY_RELAY_PORT inside). When it ends the relay closes and the
+ * other files are written; the packages stay in the sandbox's own sized tmpfs, so nothing lands on the host.
+ * Check i of `checks` is check i + 1 of the run (and of `onStart`/`onOutput`). The proxy is closed at the end.
+ */
+export async function runWithInstall(runner: SandboxRunner, plan: InstallPlan, files: GeneratedFile[], checks: CheckSpec[], hooks: RunHooks): Promise<{ checks: CheckRun[]; timedOut: boolean }> {
+  const first = new Set(plan.manifest.map((f) => f.path));
   try {
-    const proxy = await startRegistryProxy(registry, proxyOptions);
-    try {
-      const runHooks: RunHooks = { ...hooks, limits, registrySocket: proxy.socketPath, workDir: dir, env: sandboxNpmEnv(proxy.registryPath) };
-      const { checks } = await runner.run(manifest.files, [{ name: 'install', argv: INSTALL_ARGV }], runHooks);
-      const check = checks[0]!;
-      if (note) check.output = `${note}${check.output}`;
-      const modules = join(dir, 'node_modules');
-      return { check, mounts: existsSync(modules) ? [[modules, 'node_modules']] : [], dispose };
-    } finally {
-      await proxy.close();
-    }
-  } catch (error) {
-    dispose();
-    throw error;
+    if (plan.note) hooks.onOutput?.(0, plan.note);
+    const run = await runner.run(plan.manifest, [plan.check, ...checks], {
+      ...hooks, registrySocket: plan.socketPath, env: { ...hooks.env, ...plan.env }, later: { afterCheck: 0, files: files.filter((f) => !first.has(f.path)) },
+    });
+    const install = run.checks[0]!;
+    if (plan.note) install.output = `${plan.note}${install.output}`;
+    return run;
+  } finally {
+    await plan.close();
   }
 }

@@ -22,6 +22,8 @@ export interface DriverJob {
   /** A file holding the seccomp program, handed to the inner bwrap as fd 3. */
   seccompFile?: string;
   registry?: { port: number; socket: string };
+  /** Written once check `afterCheck` has ended, when the registry relay closes (the install phase runs with the manifest alone). */
+  later?: { afterCheck: number; files: Array<{ path: string; content: string; mode?: number }> };
 }
 
 /* eslint-disable */
@@ -43,17 +45,21 @@ export function sandboxDriver(): void {
   const job = JSON.parse(Buffer.concat(chunks, n).toString('utf8')) as DriverJob;
   const root = job.work;
   const why: Record<string, string> = { EEXIST: 'a file is in the way of a directory', ENOTDIR: 'a file is in the way of a directory', EISDIR: 'a directory has that name', ENOSPC: 'the disk limit was reached', EFBIG: 'the file is too large', ENAMETOOLONG: 'the name is too long', EACCES: 'not allowed', EINVAL: 'not a valid name' };
-  for (const f of job.files) {
-    const target = path.resolve(root, f.path);
-    if (!target.startsWith(root + '/')) continue;
-    try {
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, f.content, { mode: f.mode ?? 0o644 });
-    } catch (e: any) {
-      emit({ t: 'files', error: `the file ${JSON.stringify(f.path)} could not be written: ${why[e && e.code] || 'the file system refused it'}` });
-      process.exit(0);
+  const writeFiles = (files: DriverJob['files']) => {
+    for (const f of files) {
+      const target = path.resolve(root, f.path);
+      if (!target.startsWith(root + '/')) continue;
+      try {
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, f.content, { mode: f.mode ?? 0o644 });
+      } catch (e: any) {
+        emit({ t: 'files', error: `the file ${JSON.stringify(f.path)} could not be written: ${why[e && e.code] || 'the file system refused it'}` });
+        process.exit(0);
+      }
     }
-  }
+  };
+  writeFiles(job.files);
+  let closeRelay = () => {};
   const L = job.limits;
   // Per-process limits set by the shell for the check and everything it starts: CPU seconds, data segment, file size, processes, no core files.
   const ulimit = `ulimit -S -t ${L.cpuSeconds}; ulimit -H -t ${L.cpuSeconds + 1}; ulimit -d ${L.memoryMb * 1024}; ulimit -f ${L.fileMb * 1024}; ulimit -u ${L.maxProcesses} 2>/dev/null; ulimit -c 0;`;
@@ -107,6 +113,7 @@ export function sandboxDriver(): void {
         const output = killed ? `${tail}\n[stopped by the sandbox: ${killed}]` : tail;
         emit({ t: 'end', check: i, exit_code: killed && exit === 0 ? 137 : exit, duration_ms: Date.now() - started, output: output.slice(-L.outputTail), ...(killed ? { killed } : {}) });
         if (exit !== 0 || killed) { if (!check.optional) failed = true; }
+        if (job.later && i === job.later.afterCheck) { closeRelay(); writeFiles(job.later.files); }
         next();
       });
     };
@@ -115,12 +122,15 @@ export function sandboxDriver(): void {
 
   if (job.registry) {
     const registry = job.registry;
+    const open = new Set<import('node:net').Socket>();
     const relay = net.createServer((inside) => {
       const outside = net.connect(registry.socket);
-      const end = () => { inside.destroy(); outside.destroy(); };
-      inside.on('error', end); outside.on('error', end);
+      const end = () => { inside.destroy(); outside.destroy(); open.delete(inside); };
+      open.add(inside);
+      inside.on('error', end); outside.on('error', end); inside.on('close', end);
       inside.pipe(outside).pipe(inside);
     });
+    closeRelay = () => { relay.close(); for (const socket of open) socket.destroy(); };
     relay.on('error', (e) => { emit({ t: 'files', error: `the registry relay could not start: ${e.message}` }); process.exit(0); });
     relay.listen(registry.port, '127.0.0.1', run);
   } else {

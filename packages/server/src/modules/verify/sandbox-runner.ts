@@ -58,10 +58,11 @@ export interface RunHooks {
    * connections to 127.0.0.1:REGISTRY_RELAY_PORT inside it are relayed to this socket by the driver.
    */
   registrySocket?: string;
-  /** A host directory bound read-write as the work directory instead of a fresh tmpfs (the install phase only). */
-  workDir?: string;
-  /** Host directories bound read-only inside the work directory: [host path, path relative to it]. */
-  workMounts?: Array<[string, string]>;
+  /**
+   * Files written only once check `afterCheck` has ended, when the registry relay closes: the install phase runs
+   * over the manifest alone, and nothing the model wrote is in the sandbox while it can reach the registry.
+   */
+  later?: { afterCheck: number; files: SandboxFile[] };
   /** Extra environment inside. */
   env?: Record<string, string>;
   onStart?: (index: number, check: CheckSpec) => void;
@@ -106,6 +107,8 @@ function absolute(bin: string): string | undefined {
 }
 
 const underUsr = (p: string) => p === '/usr' || p.startsWith('/usr/');
+/** Shell scripts are written executable. */
+const withMode = (f: SandboxFile) => ({ ...f, ...(/\.(sh|bash)$/.test(f.path) ? { mode: 0o755 } : {}) });
 
 /**
  * Runs commands over a set of files in two layers of bubblewrap. The outer layer (new user, pid, network,
@@ -189,8 +192,7 @@ export class SandboxRunner {
     // namespace can only be mounted where a whole one is visible. Only the driver and bwrap run here.
     args.push('--bind', '/proc', '/proc', '--dev', '/dev');
     args.push('--size', String(diskMb * 1024 * 1024), '--tmpfs', BOX, '--dir', `${BOX}/tmp`);
-    if (hooks.workDir) args.push('--bind', hooks.workDir, `${BOX}/work`); else args.push('--dir', `${BOX}/work`);
-    for (const [host] of hooks.workMounts ?? []) args.push('--ro-bind', host, host);
+    args.push('--dir', `${BOX}/work`);
     args.push('--size', String(1024 * 1024), '--tmpfs', DRIVER_DIR);
     if (hooks.registrySocket) args.push('--bind', hooks.registrySocket, `${DRIVER_DIR}/registry.sock`);
     // bwrap (the inner one) mounts its new root's scaffolding on /tmp.
@@ -208,7 +210,6 @@ export class SandboxRunner {
     ];
     if (this.tools.nodeModules) args.push('--ro-bind', this.tools.nodeModules, SANDBOX_NODE_MODULES);
     args.push('--bind', `${BOX}/work`, SANDBOX_WORK, '--bind', `${BOX}/tmp`, '/tmp');
-    for (const [host, rel] of hooks.workMounts ?? []) args.push('--ro-bind', host, `${SANDBOX_WORK}/${rel}`);
     const shm = Math.max(1, Math.min(64, Math.floor(diskMb / 4)));
     args.push('--proc', '/proc', '--dev', '/dev', '--size', String(shm * 1024 * 1024), '--tmpfs', '/dev/shm', '--remount-ro', '/dev', '--remount-ro', '/',
       '--chdir', SANDBOX_WORK, '--clearenv');
@@ -231,13 +232,14 @@ export class SandboxRunner {
     if (!bwrapPath) return Promise.reject(new SandboxUnavailableError(`bwrap could not start (${this.bwrap}): not found`));
     if (hooks.signal?.aborted) return Promise.resolve({ checks: results, timedOut: false });
     const job: DriverJob = {
-      files: files.map((f) => ({ ...f, ...(/\.(sh|bash)$/.test(f.path) ? { mode: 0o755 } : {}) })),
+      files: files.map(withMode),
       checks,
       limits: { checkTimeoutMs: timeoutMs, outputLimit: L.outputLimit, outputTail: L.outputTail, maxProcesses: L.maxProcesses, cpuSeconds: L.cpuSeconds, memoryMb: L.memoryMb, fileMb: L.diskMb },
       work: `${BOX}/work`,
       inner: this.innerArgs(bwrapPath, hooks, L.diskMb),
       ...(this.seccomp ? { seccompFile: `${DRIVER_DIR}/seccomp.bpf` } : {}),
       ...(hooks.registrySocket ? { registry: { port: REGISTRY_RELAY_PORT, socket: `${DRIVER_DIR}/registry.sock` } } : {}),
+      ...(hooks.later ? { later: { afterCheck: hooks.later.afterCheck, files: hooks.later.files.map(withMode) } } : {}),
     };
     const memoryBytes = (L.memoryMb + OWN_MEMORY_MB) * 1024 * 1024;
     let cgroup: SandboxCgroup | undefined;

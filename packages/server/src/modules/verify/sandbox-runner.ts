@@ -76,9 +76,13 @@ export { SandboxUnavailableError };
 /** Where the install phase's registry is reached inside the sandbox (relayed by the driver to the proxy's socket). */
 export const REGISTRY_RELAY_PORT = 4873;
 
-/** The sandbox's own processes beside the code's: bwrap's two monitors and inits, the driver (whose threads are few: see DRIVER_FLAGS). */
-const OWN_TASKS = 12;
-const OWN_PROCESSES = 6;
+/**
+ * The sandbox's own tasks beside the code's, counted in the cgroup: the outer bwrap (1), the driver (4 threads
+ * with DRIVER_FLAGS), the check's bwrap and its init (2), and one to spare; for the watchdog, which counts
+ * processes: the outer bwrap, the driver, the check's bwrap and its init.
+ */
+const OWN_TASKS = 8;
+const OWN_PROCESSES = 4;
 /** Memory the driver itself may take on top of the code's limit. */
 const OWN_MEMORY_MB = 64;
 /** The report: longest line and most bytes in all (the driver caps each check's output well below). */
@@ -273,6 +277,8 @@ export class SandboxRunner {
       let filesError: string | undefined;
       let stderr = '';
       let running = -1;
+      /** What each check printed so far: kept for a check the sandbox is stopped in the middle of. */
+      const tails = checks.map(() => '');
       let layerPid: number | undefined;
       let stopWatchdog: (() => void) | undefined;
       // The launcher's group (bwrap's monitor), the driver's own session group (it is the leader: --new-session), the cgroup's tasks.
@@ -314,7 +320,7 @@ export class SandboxRunner {
         if (event.t === 'done') return;
         const r = results[event.check]!;
         if (event.t === 'start') { running = event.check; hooks.onStart?.(event.check, checks[event.check]!); }
-        else if (event.t === 'out') hooks.onOutput?.(event.check, event.text);
+        else if (event.t === 'out') { tails[event.check] = (tails[event.check] + event.text).slice(-L.outputTail); hooks.onOutput?.(event.check, event.text); }
         else if (event.t === 'end') {
           running = -1;
           // A check the kernel stopped at a whole-sandbox limit (the OOM killer's SIGKILL) ends with that reason, and so does the sandbox.
@@ -346,7 +352,8 @@ export class SandboxRunner {
         if (cut) {
           // The whole sandbox was stopped while this check ran.
           const why = stopped ?? `the sandbox ended (exit ${String(code)})`;
-          Object.assign(cut, { exit_code: 137, duration_ms: Date.now() - started, output: `${cut.output || stderr.slice(-L.outputTail)}\n[stopped by the sandbox: ${why}]`.trim(), skipped: false, killed: why });
+          const printed = tails[running] || stderr;
+          Object.assign(cut, { exit_code: 137, duration_ms: Date.now() - started, output: `${printed}\n[stopped by the sandbox: ${why}]`.trim().slice(-L.outputTail), skipped: false, killed: why });
         }
         if (!timedOut && !hooks.signal?.aborted && !stopped && results.every((r) => r.skipped) && checks.length) {
           reject(new SandboxUnavailableError(`the sandbox did not run (bwrap exit ${String(code)}): ${stderr.trim().slice(-500) || 'no output'}`));

@@ -7,7 +7,10 @@ export const VerificationInfoSchema = Type.Object({
   install: Type.Boolean({ description: 'Whether JavaScript/TypeScript dependencies are installed before the checks (CODELOOM_VERIFY_INSTALL).' }),
   limits: Type.Object({
     timeout_s: Type.Integer(), cpu_seconds: Type.Integer(), memory_mb: Type.Integer(), max_processes: Type.Integer(),
-    disk_mb: Type.Integer(), output_limit: Type.Integer(), output_tail: Type.Integer(), concurrency: Type.Integer(),
+    disk_mb: Type.Integer(), output_limit: Type.Integer(), output_tail: Type.Integer(),
+    concurrency: Type.Integer({ description: 'Verifications running at once on one instance (CODELOOM_VERIFY_CONCURRENCY).' }),
+    per_account: Type.Integer({ description: 'Verifications of one organization running at once on one instance (CODELOOM_VERIFY_PER_ACCOUNT).' }),
+    queue: Type.Integer({ description: 'Verifying requests of one organization that may wait on one instance beyond per_account; one more is refused with 429 rate_limited (CODELOOM_VERIFY_QUEUE).' }),
   }),
 });
 export type VerificationInfo = Static<typeof VerificationInfoSchema>;

@@ -47,11 +47,12 @@ export const generateRoutes = ({ generation, models }: { generation: GenerationS
     const principal = request.principal!;
     const prepared = await generation.prepare(principal, request.body);
     if (request.body.stream) {
-      // run settles the reservation; release only matters if the stream failed before run started.
+      // run settles the reservation and frees the verification place; release only matters if the stream failed before run started.
       try {
         const timing = { upstreamMs: 0, totalMs: 0 };
         return await sendAsSse(request, reply, (io) => generation.run(principal, prepared, { ...io, timing }), () => serverTiming(timing));
       } finally {
+        prepared.ticket?.release();
         await prepared.reservation.release();
       }
     }
@@ -65,6 +66,7 @@ export const generateRoutes = ({ generation, models }: { generation: GenerationS
       if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
       throw error;
     } finally {
+      prepared.ticket?.release();
       await prepared.reservation.release();
     }
   });

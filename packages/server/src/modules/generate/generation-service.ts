@@ -13,7 +13,7 @@ import { buildGenerationMessages } from './generation-prompt.js';
 import { callModel, reserveModelCall, type ModelCall, type ModelCallResult, type UsageMeter } from './model-call.js';
 import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
-import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
+import type { VerificationService, VerifyEvent, VerifyTicket } from '../verify/verification-service.js';
 import { verifyAndRepair } from './verify-and-repair.js';
 
 export interface LanguageCatalog {
@@ -38,6 +38,11 @@ export interface PreparedGeneration {
   call: ModelCall;
   /** The call's tokens, held since prepare; `run` settles them (release them if run is never called). */
   reservation: TokenReservation;
+  /**
+   * With `verify`: the request's place in its organization's verification queue, held since prepare so a
+   * full queue is refused before the model is called; `run` releases it (release it if run is never called).
+   */
+  ticket?: VerifyTicket;
 }
 
 export interface RunOptions {
@@ -113,9 +118,17 @@ export class GenerationService {
       subject: principal, model: effective, messages, maxTokens: body.max_tokens, temperature: body.temperature,
       hints: { language: requested, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}) },
     };
+    // A verifying request takes its verification place first: a full queue is a 429 before any token is held or spent.
+    const ticket = body.verify && this.verifier ? this.verifier.admit(principal.org.id) : undefined;
     // Reserved last, so a refused request holds nothing; a 429 here is still a plain HTTP answer on the SSE path.
-    const reservation = await this.reserveCall(call);
-    return { model: effective, language: requested, messages, body, call, reservation };
+    let reservation: TokenReservation;
+    try {
+      reservation = await this.reserveCall(call);
+    } catch (error) {
+      ticket?.release();
+      throw error;
+    }
+    return { model: effective, language: requested, messages, body, call, reservation, ...(ticket ? { ticket } : {}) };
   }
 
   /**
@@ -136,15 +149,19 @@ export class GenerationService {
   async run(principal: Principal, prepared: PreparedGeneration, options: RunOptions = {}): Promise<GenerationResult> {
     const started = performance.now();
     const { call } = prepared;
-    // deferCommit: the call's usage row and this generation's row go out in one group commit; both are awaited below.
-    const first = await this.callModel({
-      ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken, deferCommit: true,
-      ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
-    });
     try {
-      return await this.finish(principal, prepared, first, started, options);
+      // deferCommit: the call's usage row and this generation's row go out in one group commit; both are awaited below.
+      const first = await this.callModel({
+        ...call, reservation: prepared.reservation, signal: options.signal, onText: options.onToken, deferCommit: true,
+        ...(options.agentType ? { hints: { ...call.hints, agentType: options.agentType } } : {}),
+      });
+      try {
+        return await this.finish(principal, prepared, first, started, options);
+      } finally {
+        await first.committed;
+      }
     } finally {
-      await first.committed;
+      prepared.ticket?.release();
     }
   }
 
@@ -157,12 +174,20 @@ export class GenerationService {
     const { finishReason, model: served } = first;
     let files = parseFencedFiles(output, prepared.language);
     const verify = prepared.body.verify;
-    const checked = verify ? await verifyAndRepair({
-      verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
-      // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
-      callModel: (messages) => this.callModel({ ...call, messages, signal: options.signal, onText: options.onToken }),
-      signal: options.signal, onEvent: options.onEvent,
-    }) : undefined;
+    let checked: Awaited<ReturnType<typeof verifyAndRepair>> | undefined;
+    if (verify) {
+      try {
+        checked = await verifyAndRepair({
+          verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
+          // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
+          callModel: (messages) => this.callModel({ ...call, messages, signal: options.signal, onText: options.onToken }),
+          signal: options.signal, onEvent: options.onEvent, ticket: prepared.ticket, org: principal.org.id,
+        });
+      } finally {
+        // Verification is over: the organization's queue place frees before the record is written.
+        prepared.ticket?.release();
+      }
+    }
     if (checked) {
       ({ output, files } = checked);
       usage.promptTokens += checked.repairUsage.promptTokens;
@@ -180,10 +205,14 @@ export class GenerationService {
     return toResult(record);
   }
 
-  /** One verification of files in the sandbox (workflows' tester and reviewer); `unavailable` when no verifier is attached. */
-  async verifyFiles(language: string, files: GeneratedFile[], options: { signal?: AbortSignal; attempt?: number } = {}): Promise<VerificationAttempt> {
+  /**
+   * One verification of files in the sandbox (workflows' tester and reviewer) for an organization: background
+   * work that waits its turn under the per-account cap without taking a request's queue place (the run
+   * executor bounds the runs); `unavailable` when no verifier is attached.
+   */
+  async verifyFiles(org: string, language: string, files: GeneratedFile[], options: { signal?: AbortSignal; attempt?: number } = {}): Promise<VerificationAttempt> {
     if (!this.verifier) return { attempt: 1, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: 0 };
-    return this.verifier.verify(language, files, { attempt: options.attempt ?? 1, signal: options.signal });
+    return this.verifier.verify(language, files, { attempt: options.attempt ?? 1, signal: options.signal, org });
   }
 
   async get(principal: Principal, id: string): Promise<GenerationResult> {

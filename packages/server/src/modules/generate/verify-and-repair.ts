@@ -3,7 +3,7 @@ import { AppError, CancelledError } from '../../errors.js';
 import type { ChatMessage } from '../../providers/provider.js';
 import type { ModelCallResult } from './model-call.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
-import type { VerificationService, VerifyEvent } from '../verify/verification-service.js';
+import { NO_TESTS_REASON, type VerificationService, type VerifyEvent, type VerifyTicket } from '../verify/verification-service.js';
 
 /** Characters of each failing check's output sent back to the model. */
 const FEEDBACK_CHARS = 4000;
@@ -21,6 +21,10 @@ export interface VerifyRequest {
   callModel: (messages: ChatMessage[]) => Promise<ModelCallResult>;
   signal?: AbortSignal | undefined;
   onEvent?: ((event: VerifyEvent) => void | Promise<void>) | undefined;
+  /** The request's place in its organization's verification queue (taken before the first model call; every attempt uses it). */
+  ticket?: VerifyTicket | undefined;
+  /** The organization it verifies for. */
+  org: string;
 }
 
 export interface VerifyOutcome {
@@ -39,9 +43,13 @@ export function repairPrompt(attempt: VerificationAttempt): string {
   const parts = failing.map((c) => [
     `### ${c.name} (exit code ${String(c.exit_code)}${c.killed ? `, ${c.killed}` : ''})`, `$ ${c.command}`, '```text', c.output.slice(-FEEDBACK_CHARS).trimEnd(), '```',
   ].join('\n'));
+  // A run that found no test may have no failing check to show: the reason says what is missing.
+  const noTests = attempt.reason === NO_TESTS_REASON;
   return [
     'Your code was built and its tests were run in an isolated sandbox (no network; only the toolchain and packages already installed).',
-    `These checks failed:\n\n${parts.join('\n\n')}`,
+    ...(parts.length ? [`These checks failed:\n\n${parts.join('\n\n')}`] : []),
+    ...(attempt.reason ? [`The verification failed: ${attempt.reason}.`] : []),
+    ...(noTests ? ['Write tests that exercise the code, in files the project\'s test command finds, and make them pass.'] : []),
     'Fix the code so that every check passes. Answer with each file that changes, in full, each in its own fenced code block whose info string is the language followed by the file path, as before. Files you leave out stay as they were.',
   ].join('\n\n');
 }
@@ -66,7 +74,7 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
   let note: string | undefined;
   for (let attempt = 1; ; attempt++) {
     const result: VerificationAttempt = req.verifier
-      ? await req.verifier.verify(req.language, files, { attempt, timeoutMs, signal: req.signal, onEvent: req.onEvent, tokensUsed: tokens })
+      ? await req.verifier.verify(req.language, files, { attempt, timeoutMs, signal: req.signal, onEvent: req.onEvent, tokensUsed: tokens, ticket: req.ticket, org: req.org })
       : { attempt, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: tokens };
     if (!req.verifier) await req.onEvent?.({ event: 'verify_completed', data: result });
     // The caller left (or cancelled) while the checks ran: the sandbox was killed, and nobody waits for a verdict.

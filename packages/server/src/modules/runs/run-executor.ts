@@ -94,7 +94,7 @@ export class RunExecutor {
       await reservation.release();
       throw error;
     }
-    const verify = () => this.generation.verifyFiles(run.spec.language ?? 'typescript', filesSoFar(run.steps, step.index), { signal });
+    const verify = () => this.generation.verifyFiles(principal.org.id, run.spec.language ?? 'typescript', filesSoFar(run.steps, step.index), { signal });
     if (run.spec.verify && checksBefore(step)) {
       // The checks' report joins the prompt (the reservation was taken on the prompt without it; the settle charges what was used).
       try {

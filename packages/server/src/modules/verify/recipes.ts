@@ -179,8 +179,25 @@ export type { Tool };
 
 const num = (re: RegExp, text: string) => { let n = 0; for (const m of text.matchAll(re)) n += Number(m[1]); return n; };
 
-/** Test counts read from a test check's output, by the runners' own summary lines; else 1 pass/fail per check. */
-export function countTests(run: CheckRun): { passed: number; failed: number } {
+/**
+ * What a test runner prints when it ran no test at all (found no file, or files without a test), each only
+ * consulted when the summary lines above count nothing: node --test (`# tests 0`), cargo / rustc --test
+ * (every `test result:` at 0), pytest (`no tests ran`, exit 5), unittest (`Ran 0 tests`), vitest (`No test
+ * files found`), go test (`no tests to run`, `[no test files]`), ctest (`No tests were found`).
+ */
+const NO_TESTS = [/^# tests 0\s*$/m, /test result: \w+\. 0 passed; 0 failed/, /^=*\s*no tests ran\b/m, /^Ran 0 tests\b/m, /No test files found/, /No tests were found/];
+/** go test -v: a package without tests says so even when another package's tests ran (their `=== RUN` / `--- PASS` lines). */
+const GO_NO_TESTS = /\bno tests to run\b|\[no test files\]/;
+const GO_RAN = /^\s*(?:=== RUN|--- (?:PASS|FAIL|SKIP):)/m;
+const saysNoTests = (out: string) => NO_TESTS.some((re) => re.test(out)) || (GO_NO_TESTS.test(out) && !GO_RAN.test(out));
+
+/**
+ * Test counts read from a test check's output, by the runners' own summary lines; `{0, 0}` when the runner
+ * says it ran none; else (a runner whose output says neither, e.g. one test program) 1 pass/fail per check.
+ * `outputTail` is the most output a check keeps: an output that long may have lost earlier summaries
+ * (cargo prints one per test binary), so its "no tests" lines are not believed.
+ */
+export function countTests(run: CheckRun, outputTail = Infinity): { passed: number; failed: number } {
   const out = run.output;
   const patterns: Array<[RegExp, RegExp]> = [
     [/^# pass (\d+)/gm, /^# fail (\d+)/gm], // node --test
@@ -198,6 +215,6 @@ export function countTests(run: CheckRun): { passed: number; failed: number } {
     const bad = num(/(?:failures|errors)=(\d+)/g, out);
     return { passed: Number(ran[1]) - bad, failed: bad };
   }
-  if (run.skipped) return { passed: 0, failed: 0 };
+  if (run.skipped || (out.length < outputTail && saysNoTests(out))) return { passed: 0, failed: 0 };
   return run.exit_code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
 }

@@ -25,9 +25,9 @@ export function checksMessage(v: VerificationAttempt): ChatMessage {
     return `- ${c.name} (\`${c.command}\`): ${failed ? `FAILED, exit ${String(c.exit_code)}${c.killed ? `, ${c.killed}` : ''}` : 'passed'}${failed ? `\n\`\`\`text\n${c.output.slice(-3000).trimEnd()}\n\`\`\`` : ''}`;
   });
   const head = v.status === 'passed' || v.status === 'failed'
-    ? `The code was built and its tests run in a sandbox: ${v.status.toUpperCase()} (${v.tests.passed} tests passed, ${v.tests.failed} failed).`
+    ? `The code was built and its tests run in a sandbox: ${v.status.toUpperCase()} (${v.tests.passed} tests passed, ${v.tests.failed} failed${v.reason ? `; ${v.reason}` : ''}).`
     : `The code could not be verified here (${v.status}${v.reason ? `: ${v.reason}` : ''}).`;
-  const rule = v.status === 'failed' ? 'A failing check means the work is not done: answer VERDICT: changes_requested and name what to fix.' : '';
+  const rule = v.status === 'failed' ? 'A failing check (or no test run) means the work is not done: answer VERDICT: changes_requested and name what to fix.' : '';
   return { role: 'user', content: [head, ...lines, rule].filter(Boolean).join('\n') };
 }
 

@@ -1,9 +1,13 @@
 import type { GeneratedFile, VerificationAttempt } from '@codeloom/protocol';
 import type { Config } from '../../config/load-config.js';
-import { installDependencies, needsInstall } from './install-phase.js';
+import { CancelledError } from '../../errors.js';
+import { needsInstall, planInstall, runWithInstall } from './install-phase.js';
 import { countTests, recipeFor, unsupportedReason } from './recipes.js';
 import { SandboxRunner, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
+import { VerifyScheduler, type VerifyTicket } from './verify-scheduler.js';
+
+export type { VerifyTicket } from './verify-scheduler.js';
 
 /** A verification event as streamed (SSE / WebSocket frames `verify_started`, `verify_output`, `verify_completed`). */
 export type VerifyEvent =
@@ -14,7 +18,15 @@ export type VerifyEvent =
 export interface VerifyOptions {
   attempt: number;
   timeoutMs?: number | undefined;
+  /** The caller: when it fires the verification is never started, or its sandbox is killed and its slot freed at once. */
   signal?: AbortSignal | undefined;
+  /**
+   * The request's place, from `admit` (held across its repairs); without one the verification waits its
+   * turn as background work of `org` (workflow runs), under the same caps but taking no queue place.
+   */
+  ticket?: VerifyTicket | undefined;
+  /** The organization it runs for (its per-account cap); without one (internal callers) only the instance cap applies. */
+  org?: string | undefined;
   onEvent?: ((event: VerifyEvent) => void | Promise<void>) | undefined;
   /** Tokens of the model call that wrote these files (kept with the attempt). */
   tokensUsed?: number;
@@ -23,13 +35,31 @@ export interface VerifyOptions {
 /** Output streamed to a client per attempt; the result keeps each check's tail either way. */
 const STREAMED_OUTPUT = 64 * 1024;
 
-/** Runs a language's checks over generated files in the sandbox, a few at a time per instance. */
+/** What an attempt says when its recipe has tests but none ran (a runner that found no test reports 0 and exits 0). */
+export const NO_TESTS_REASON = 'no test ran: the test command found no tests, so nothing was tested';
+
+/**
+ * Runs a language's checks over generated files in the sandbox: CODELOOM_VERIFY_CONCURRENCY at a time per
+ * instance, CODELOOM_VERIFY_PER_ACCOUNT of one organization, CODELOOM_VERIFY_QUEUE more waiting
+ * (verify-scheduler.ts).
+ */
 export class VerificationService {
   private ready: Promise<{ runner: SandboxRunner; tools: Toolchains }> | undefined;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Who runs next, and whether a verifying request is admitted at all. */
+  readonly scheduler: VerifyScheduler;
 
-  constructor(private readonly config: Config) {}
+  constructor(private readonly config: Config) {
+    this.scheduler = new VerifyScheduler({ concurrency: config.verifyConcurrency, perAccount: config.verifyPerAccount, queue: config.verifyQueue, maxRetryAfterS: config.verifyTimeout });
+  }
+
+  /**
+   * A verifying request's place in its organization's queue, taken before its model call: 429 `rate_limited`
+   * with Retry-After when CODELOOM_VERIFY_PER_ACCOUNT + CODELOOM_VERIFY_QUEUE of its requests are already in
+   * progress. Pass it to every `verify` of the request and `release` it when the request ends.
+   */
+  admit(org: string): VerifyTicket {
+    return this.scheduler.admit(org);
+  }
 
   /** The settings it runs under. */
   get settings(): Config {
@@ -50,7 +80,7 @@ export class VerificationService {
         timeoutMs: c.verifyTimeout * 1000, cpuSeconds: c.verifyCpuSeconds, memoryMb: c.verifyMemoryMb, maxProcesses: c.verifyMaxProcesses,
         outputLimit: c.verifyOutputLimit, outputTail: c.verifyOutputTail, diskMb: c.verifyDiskMb,
       };
-      return { runner: new SandboxRunner(c.verifyBwrap, tools, limits), tools };
+      return { runner: new SandboxRunner(c.verifyBwrap, tools, limits, { cgroup: c.verifyCgroup }), tools };
     })();
     return this.ready;
   }
@@ -75,8 +105,10 @@ export class VerificationService {
     const recipe = recipeFor(language, files, tools);
     if ('unsupported' in recipe) return done({ ...base, status: 'unsupported', reason: recipe.unsupported, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0 });
 
-    await this.acquire();
+    const ticket = options.ticket ?? this.scheduler.background(options.org);
     try {
+      // Waits its turn; a caller gone meanwhile never starts (CancelledError).
+      await ticket.acquire(options.signal);
       const install = this.config.verifyInstall && needsInstall(language, files);
       await options.onEvent?.({ event: 'verify_started', data: { attempt: options.attempt, checks: [...(install ? ['install'] : []), ...recipe.checks.map((c) => c.name)] } });
       let streamed = 0;
@@ -89,38 +121,50 @@ export class VerificationService {
         streamed += piece.length;
         pending.push(options.onEvent({ event: 'verify_output', data: { attempt: options.attempt, check, text: streamed >= STREAMED_OUTPUT ? `${piece}\n[further output is not streamed]` : piece } }));
       };
-      const installed = install ? await installDependencies(runner, files, this.config.verifyNpmRegistry, limits, { signal: options.signal, onOutput: (_, text) => stream('install', text) }) : undefined;
-      try {
-        const installFailed = installed && (installed.check.exit_code !== 0 || installed.check.killed);
-        const run = installFailed
-          ? { checks: recipe.checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true })) }
-          : await runner.run(files, recipe.checks, { signal: options.signal, limits, workMounts: installed?.mounts ?? [], onOutput: (i, text) => stream(recipe.checks[i]!.name, text) });
-        await Promise.all(pending);
-        const all = [...(installed ? [installed.check] : []), ...run.checks];
-        const failed = all.some((c) => !c.skipped && (c.exit_code !== 0 || c.killed));
-        const tests = recipe.testChecks.map((i) => countTests(run.checks[i]!)).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed }), { passed: 0, failed: 0 });
-        return await done({ ...base, status: failed ? 'failed' : 'passed', checks: all.map(publicCheck), tests, duration_ms: Date.now() - started });
-      } finally {
-        installed?.dispose();
+      // A signal that fired before the runner listens would never reach it: nothing starts for a caller already gone.
+      const stillWanted = () => { if (options.signal?.aborted) throw new CancelledError(); };
+      stillWanted();
+      const onOutput = (offset: number) => (i: number, text: string) => stream(i < offset ? 'install' : recipe.checks[i - offset]!.name, text);
+      const skipped = () => recipe.checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true }));
+      // With the install phase, `npm install` runs first in the same sandbox, over the manifest alone (install-phase.ts).
+      const plan = install ? await planInstall(files, this.config.verifyNpmRegistry) : undefined;
+      let installCheck: CheckRun | undefined;
+      let run: { checks: CheckRun[] };
+      if (plan && 'refused' in plan) {
+        stream('install', plan.refused.output);
+        installCheck = plan.refused;
+        run = { checks: skipped() };
+      } else if (plan) {
+        try { stillWanted(); } catch (error) { await plan.close(); throw error; }
+        const whole = await runWithInstall(runner, plan, files, recipe.checks, { signal: options.signal, limits, onOutput: onOutput(1) });
+        installCheck = whole.checks[0]!;
+        run = { checks: whole.checks.slice(1) };
+      } else {
+        run = await runner.run(files, recipe.checks, { signal: options.signal, limits, onOutput: onOutput(0) });
       }
+      // The sandbox is done: the slot goes to the next waiter while the events drain.
+      ticket.finish();
+      await Promise.all(pending);
+      const all = [...(installCheck ? [installCheck] : []), ...run.checks];
+      const failed = all.some((c) => !c.skipped && (c.exit_code !== 0 || c.killed));
+      const tests = recipe.testChecks.map((i) => countTests(run.checks[i]!, limits.outputTail)).reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed }), { passed: 0, failed: 0 });
+      // Tests were asked for and their runner ran, yet counted none: not a pass (docs/verification.md).
+      const testsRan = recipe.testChecks.length > 0 && recipe.testChecks.every((i) => !run.checks[i]!.skipped);
+      const noTests = testsRan && tests.passed + tests.failed === 0;
+      return await done({
+        ...base, status: failed || noTests ? 'failed' : 'passed', ...(noTests ? { reason: NO_TESTS_REASON } : {}),
+        checks: all.map(publicCheck), tests, duration_ms: Date.now() - started,
+      });
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (options.signal?.aborted || error instanceof CancelledError) throw error;
       // The self-test passed, so the sandbox broke on the way (bwrap could not start, the driver died): `error`.
       const reason = error instanceof Error ? error.message : String(error);
       return done({ ...base, status: 'error', reason, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: Date.now() - started });
     } finally {
-      this.release();
+      // A request's ticket goes back to idle (a repair may verify again; the request releases it); background work's is done.
+      if (options.ticket) ticket.finish();
+      else ticket.release();
     }
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.active >= this.config.verifyConcurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-  }
-
-  private release(): void {
-    this.active--;
-    this.waiting.shift()?.();
   }
 }
 

@@ -22,7 +22,7 @@ export const verifyRoutes = ({ generation }: { generation: VerifiableGeneration 
   }, async (): Promise<VerificationInfo> => {
     const verifier = generation.verification;
     const languages = generation.languages.list().map((l) => l.id);
-    if (!verifier) return { available: false, reason: 'verification is not configured on this server', languages: languages.map((id) => ({ id, supported: false })), install: false, limits: { timeout_s: 0, cpu_seconds: 0, memory_mb: 0, max_processes: 0, disk_mb: 0, output_limit: 0, output_tail: 0, concurrency: 0 } };
+    if (!verifier) return { available: false, reason: 'verification is not configured on this server', languages: languages.map((id) => ({ id, supported: false })), install: false, limits: { timeout_s: 0, cpu_seconds: 0, memory_mb: 0, max_processes: 0, disk_mb: 0, output_limit: 0, output_tail: 0, concurrency: 0, per_account: 0, queue: 0 } };
     const status = await verifier.status();
     return {
       available: status.available, ...(status.available ? {} : { reason: status.reason }),
@@ -32,6 +32,7 @@ export const verifyRoutes = ({ generation }: { generation: VerifiableGeneration 
         timeout_s: verifier.settings.verifyTimeout, cpu_seconds: verifier.settings.verifyCpuSeconds, memory_mb: verifier.settings.verifyMemoryMb,
         max_processes: verifier.settings.verifyMaxProcesses, disk_mb: verifier.settings.verifyDiskMb, output_limit: verifier.settings.verifyOutputLimit,
         output_tail: verifier.settings.verifyOutputTail, concurrency: verifier.settings.verifyConcurrency,
+        per_account: verifier.settings.verifyPerAccount, queue: verifier.settings.verifyQueue,
       },
     };
   });

@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Bad Request', detail: 'The request does not match the schema.' },
   malformed_json: { status: 400, title: 'Bad Request', detail: 'The request body is not valid JSON.' },
+  request_too_large: { status: 400, title: 'Bad Request', detail: 'The call can never fit a limit: what it may use (its prompt and max_tokens) is more than the whole limit.' },
   unauthorized: { status: 401, title: 'Unauthorized', detail: 'This route needs a credential: send Authorization: Bearer <token or API key>.' },
   invalid_token: { status: 401, title: 'Unauthorized', detail: 'The credential is unknown, malformed, revoked or has a bad signature.' },
   token_expired: { status: 401, title: 'Unauthorized', detail: 'The access token has expired; refresh it and repeat the request.' },

@@ -93,9 +93,19 @@ describe('POST /api/v1/generate through the OpenAI-compatible provider', () => {
     expect(language.body.detail).toContain('typescript');
   });
 
-  it('accepts exactly 32,000 characters', async () => {
-    const res = await generate({ prompt: 'y'.repeat(32_000), model: 'gpt-test' });
-    expect(res.status).toBe(200);
+  it('accepts exactly 32,000 characters; through an upstream on the free plan, that call can never fit its minute (400 request_too_large)', async () => {
+    const prompt = 'y'.repeat(32_000);
+    // The sandbox model counts its prompt exactly.
+    expect((await generate({ prompt, model: 'sandbox' })).status).toBe(200);
+    // An upstream counts it only afterwards: Codeloom holds its bound (its bytes), and 32,000 and the output cap are more than the free plan's 20,000 a minute.
+    const refused = await generate({ prompt, model: 'gpt-test' });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.code).toBe('request_too_large');
+    // On a plan whose minute holds it, it goes through.
+    const pro = await registerUser(t.url, { ip: nextIp() });
+    await t.server.ctx.store.accounts.setPlanByEmail(pro.email.toLowerCase(), 'pro');
+    const res = await generate({ prompt, model: 'gpt-test' }, pro.token);
+    expect(res.status, res.text).toBe(200);
   });
 
   it('retries transient upstream failures, then answers 502 upstream_error without leaking the key', async () => {

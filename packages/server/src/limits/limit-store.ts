@@ -29,14 +29,24 @@ export interface ConsumeResult {
 }
 
 export interface LimitStore {
-  /** Adds `cost` to every window only if every window stays within its limit: all or nothing, atomically. */
-  consume(windows: WindowSpec[], cost?: number): Promise<ConsumeResult>;
-  /** Adds `amount` to every window unconditionally (spent tokens, failed logins). */
+  /**
+   * Adds `cost` to every window only if every window stays within its limit: all or nothing, atomically.
+   * `cost` is one amount for all, or one per window (tokens in one window, micro-dollars in another).
+   */
+  consume(windows: WindowSpec[], cost?: number | readonly number[]): Promise<ConsumeResult>;
+  /** Adds `amount` to every window unconditionally (failed logins). */
   add(windows: WindowSpec[], amount: number): Promise<WindowState[]>;
   /**
-   * Moves the windows that were current at `atMs` (a reservation's windows) by `delta`, atomically:
-   * a refund (delta < 0) never goes below zero; an addition never takes a count past its limit (nor
-   * lowers one already past it). A window that has ended is left alone.
+   * Settles a reservation taken by `consume` at `atMs`, in one atomic step over all its windows: per
+   * window, what was held (`reserved[i]`) becomes what was used (`used[i]`), as `settled` defines it.
+   * A refund goes back to the reservation's window while that window is current (an ended one no longer
+   * matters); use above the reservation is charged in full: into the current window up to its limit, and
+   * what is beyond the limit into the next window (carried, never dropped nor capped).
+   */
+  settle(windows: WindowSpec[], reserved: readonly number[], used: readonly number[], atMs: number): Promise<WindowState[]>;
+  /**
+   * Moves the windows of a reservation taken at `atMs` by `delta`: `settle` with a reservation of `-delta`
+   * and no use (a refund: never below zero), or with `delta` used beyond nothing reserved (an addition, carried as settle does).
    */
   adjust(windows: WindowSpec[], delta: number, atMs: number): Promise<WindowState[]>;
   /** Current state without changing anything. */
@@ -62,10 +72,22 @@ export function windowKey(w: WindowSpec, nowMs: number): string {
   return `${w.key}:${w.monthly ? windowBounds(w, nowMs).start : windowStart(w.windowSec, nowMs)}`;
 }
 
-/** A count moved by `delta` as `LimitStore.adjust` defines it (the Redis store's Lua script does the same). */
-export function adjusted(count: number, delta: number, limit: number): number {
-  if (delta < 0) return Math.max(0, count + delta);
-  return Math.max(count, Math.min(count + delta, limit));
+/** The window after the one current at `nowMs` (where a settle carries what is beyond a limit). */
+export function nextWindowKey(w: WindowSpec, nowMs: number): string {
+  return windowKey(w, windowBounds(w, nowMs).end * 1000);
+}
+
+/**
+ * One window of a settle (`LimitStore.settle`; the Redis store's Lua script does the same): `current` is the
+ * count of the window current now, `next` of the one after it; `delta` is used minus reserved; `inCurrent`
+ * whether the reservation was taken in the current window. A refund (delta < 0) lowers the current window,
+ * never below zero, only if the reservation is in it. An excess (delta > 0) fills the current window up to
+ * its limit and carries the rest into the next one, uncapped: every token used is charged somewhere.
+ */
+export function settled(current: number, next: number, delta: number, limit: number, inCurrent: boolean): { current: number; next: number } {
+  if (delta < 0) return { current: inCurrent ? Math.max(0, current + delta) : current, next };
+  const put = Math.min(delta, Math.max(0, limit - current));
+  return { current: current + put, next: next + (delta - put) };
 }
 
 export function stateOf(w: WindowSpec, count: number, nowMs: number): WindowState {

@@ -51,10 +51,17 @@ function spendSuite(name: string, make: (now: () => number) => Promise<{ store: 
       expect((await spend.left(s))!.remaining).toBe(0);
     });
 
-    it('says so when one call could never fit in a minute', async () => {
+    it('a call that could never fit is a 400 request_too_large, not a 429, and holds nothing', async () => {
       const spend = await setup();
-      const error = await refusedBy(spend.reserve(free(), 20_001));
-      expect(error.message).toContain('more than a minute allows');
+      const s = free();
+      const error = await refusedBy(spend.reserve(s, 20_001, { prompt: 16_001, output: 4_000 }));
+      expect(error.code).toBe('request_too_large');
+      expect(error.status).toBe(400);
+      expect(error.message).toBe("This call may use up to 20001 tokens (its prompt counts as up to 16001, its output cap is 4000): more than the plan's 20000 tokens per minute, so it can never fit; lower max_tokens or shorten the prompt.");
+      expect(error.extra.headers?.['retry-after']).toBeUndefined();
+      expect((await spend.left(s))!.remaining).toBe(20_000);
+      // Exactly the whole figure still fits.
+      expect((await spend.reserve(s, 20_000)).tokens).toBe(20_000);
     });
 
     it('never admits more than the limit under many concurrent reservations', async () => {
@@ -97,16 +104,42 @@ function spendSuite(name: string, make: (now: () => number) => Promise<{ store: 
       expect((await spend.left(s))!.remaining).toBe(20_000 - 100 * admittedCalls);
     });
 
-    it('a settle above the reservation never takes the window past its limit', async () => {
+    it('use above the reservation is charged in full: up to the limit in this window, the rest carried into the next', async () => {
       const spend = await setup();
       const s = free();
+      clock = Date.UTC(2026, 0, 1, 10, 1, 10);
       const a = await spend.reserve(s, 10_000);
       const b = await spend.reserve(s, 8_000);
       await a.settle(15_000);
+      // 18,000 held + 5,000 over: this minute is full (never past its figure), and 3,000 wait in the next one.
       expect((await spend.left(s))!.remaining).toBe(0);
       await b.settle(8_000);
       expect((await spend.left(s))!.remaining).toBe(0);
       expect((await refusedBy(spend.reserve(s, 1))).code).toBe('rate_limited');
+      clock += 60_000;
+      expect((await spend.left(s))!.remaining).toBe(17_000);
+      expect((await refusedBy(spend.reserve(s, 17_001))).code).toBe('rate_limited');
+      expect((await spend.reserve(s, 17_000)).tokens).toBe(17_000);
+    });
+
+    it('an excess settled after its window ended is charged to the window current then', async () => {
+      const spend = await setup();
+      const s = free();
+      clock = Date.UTC(2026, 0, 1, 10, 2, 50);
+      const r = await spend.reserve(s, 1_000);
+      clock += 70_000;
+      await r.settle(4_000);
+      expect((await spend.left(s))!.remaining).toBe(17_000);
+    });
+
+    it('the sum of what every call is charged equals the sum of their use, under concurrent settles over and under', async () => {
+      const spend = await setup();
+      const s = free();
+      clock = Date.UTC(2026, 0, 1, 10, 4, 0);
+      const held = await Promise.all(Array.from({ length: 10 }, () => spend.reserve(s, 1_500)));
+      const used = held.map((_, i) => (i % 2 ? 400 : 2_600));
+      await Promise.all(held.map((r, i) => r.settle(used[i]!)));
+      expect((await spend.left(s))!.remaining).toBe(20_000 - used.reduce((a, b) => a + b, 0));
     });
 
     it('settles into the window it was reserved in, not the next one', async () => {
@@ -137,18 +170,33 @@ function spendSuite(name: string, make: (now: () => number) => Promise<{ store: 
       expect(await spend.left(sandbox)).toBeUndefined();
     });
 
-    it('adjust: refunds stop at zero, additions at the limit, a later window is untouched', async () => {
+    it('adjust: refunds stop at zero and only touch a current window; additions fill to the limit and carry the rest', async () => {
       env = await make(now);
       const w = [{ key: `adj:${Math.random()}`, limit: 10, windowSec: 60 }];
       clock = Date.UTC(2026, 0, 1, 11, 0, 0);
       const { atMs } = await env.store.consume(w, 4);
       expect((await env.store.adjust(w, -9, atMs))[0]!.remaining).toBe(10);
       expect((await env.store.adjust(w, 25, atMs))[0]!.remaining).toBe(0);
-      clock += 120_000;
+      clock += 60_000;
+      // 15 of the 25 went on into this window: over its figure, so nothing more is admitted in it.
+      expect((await env.store.peek(w))[0]!.remaining).toBe(0);
+      expect((await env.store.consume(w, 1)).allowed).toBe(false);
+      clock += 60_000;
       await env.store.consume(w, 3);
       await env.store.adjust(w, -5, atMs);
-      await env.store.adjust(w, 5, atMs);
       expect((await env.store.peek(w))[0]!.remaining).toBe(7);
+    });
+
+    it('settle takes one amount per window (tokens in one, another meter in another), in one step', async () => {
+      env = await make(now);
+      clock = Date.UTC(2026, 0, 1, 12, 0, 0);
+      const w = [{ key: `m1:${Math.random()}`, limit: 100, windowSec: 60 }, { key: `m2:${Math.random()}`, limit: 1_000_000, windowSec: 60 }];
+      const held = await env.store.consume(w, [60, 500_000]);
+      expect(held.allowed).toBe(true);
+      expect((await env.store.consume(w, [50, 1])).allowed).toBe(false);
+      expect((await env.store.consume(w, [1, 500_001])).allowed).toBe(false);
+      const states = await env.store.settle(w, [60, 500_000], [20, 700_000], held.atMs);
+      expect(states.map((s) => s.remaining)).toEqual([80, 300_000]);
     });
   });
 }

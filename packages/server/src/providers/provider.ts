@@ -1,8 +1,8 @@
 /**
  * The one interface every model back-end implements. Deliberately small
  * (compare vercel/ai's LanguageModelV3): a call either returns the whole
- * text or streams it, always honours an AbortSignal, and always reports
- * real token usage and why it stopped. Failures are thrown as ProviderError
+ * text or streams it, always honours an AbortSignal, and reports the token
+ * usage its upstream counted (what it did not count is absent) and why it stopped. Failures are thrown as ProviderError
  * (errors/provider-error.ts); an aborted call rejects with CancelledError.
  */
 
@@ -37,18 +37,25 @@ export interface Usage {
   completionTokens: number;
 }
 
+/**
+ * Token counts as a provider reported them. A count the upstream did not send (an OpenAI-compatible server
+ * without a usage chunk, say) is absent, never 0: the model call then charges Codeloom's own count
+ * (modules/generate/model-call.ts).
+ */
+export type ReportedUsage = Partial<Usage>;
+
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'other';
 
 export interface GenerateOutput {
   text: string;
-  usage: Usage;
+  usage: ReportedUsage;
   finishReason: FinishReason;
 }
 
 /** Stream parts, in order: any number of `text` parts, then exactly one `finish`. Failures are thrown from the iterator. */
 export type StreamPart =
   | { type: 'text'; text: string }
-  | { type: 'finish'; usage: Usage; finishReason: FinishReason };
+  | { type: 'finish'; usage: ReportedUsage; finishReason: FinishReason };
 
 export interface ModelProvider {
   /** Provider name: sandbox, openai, anthropic, llama. */

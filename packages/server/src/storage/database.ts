@@ -40,6 +40,8 @@ export interface RunsTable {
   id: string; user_id: string; environment: string; workflow_id: string | null; agent_id: string | null; project_id: string | null;
   status: string; task: string; requirements: string; spec: string; steps: string; result: string | null; tokens_used: number;
   error: string | null; created_at: string; started_at: string | null; finished_at: string | null;
+  /** The API key the run was started with (its steps are charged to it); null for a session or OAuth token. */
+  api_key_id: string | null;
 }
 
 /** OAuth 2.0: registered clients, their short-lived codes, grants (one per code exchange: a refresh-token family) and tokens. Secrets only as SHA-256. */

@@ -24,7 +24,7 @@ function runsRepoSuite(name: string, open: () => Promise<{ handle: DatabaseHandl
       row = {
         id: 'run_guard', user_id: a.user.id, environment: 'production', workflow_id: null, agent_id: null, project_id: null, status: 'queued',
         task: 't', requirements: '{}', spec: '{}', steps: '[]', result: null, tokens_used: 0, error: null,
-        created_at: new Date().toISOString(), started_at: null, finished_at: null,
+        created_at: new Date().toISOString(), started_at: null, finished_at: null, api_key_id: null,
       };
       await store.runs.insert(row);
     });
@@ -55,6 +55,15 @@ function runsRepoSuite(name: string, open: () => Promise<{ handle: DatabaseHandl
       }
       expect(await store.runs.saveIfUnchanged({ ...row, status: 'cancelled' }, (await store.runs.getById(row.id))!)).toBe(false);
       expect((await store.runs.getById(row.id))!.status).toBe(final);
+    });
+
+    it('keeps the API key a run was started with, which no later save changes', async () => {
+      const keyed = { ...row, id: 'run_keyed', api_key_id: 'key_0123456789' };
+      await store.runs.insert(keyed);
+      expect((await store.runs.getById(keyed.id))!.api_key_id).toBe('key_0123456789');
+      expect(await store.runs.saveIfStatus({ ...keyed, status: 'running', api_key_id: null }, ['queued'])).toBe(true);
+      expect((await store.runs.getById(keyed.id))!).toMatchObject({ status: 'running', api_key_id: 'key_0123456789' });
+      expect((await store.runs.getById(row.id))!.api_key_id).toBeNull();
     });
 
     it('a write from a stale read of the steps changes nothing', async () => {

@@ -46,7 +46,7 @@ export const anthropicFormat: VendorFormat = {
       content: [{ type: 'text', text }],
       stop_reason: ctx.finishReason ?? 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: ctx.usage.promptTokens, output_tokens: ctx.usage.completionTokens },
+      ...(ctx.omitUsage ? {} : { usage: { input_tokens: ctx.usage.promptTokens, output_tokens: ctx.usage.completionTokens } }),
     };
   },
   streamHead(ctx) {
@@ -58,7 +58,7 @@ export const anthropicFormat: VendorFormat = {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: ctx.usage.promptTokens, output_tokens: 1 },
+      ...(ctx.omitUsage ? {} : { usage: { input_tokens: ctx.usage.promptTokens, output_tokens: 1 } }),
     };
     return [
       frame('message_start', { type: 'message_start', message }),
@@ -72,10 +72,11 @@ export const anthropicFormat: VendorFormat = {
   streamTail(ctx) {
     return [
       frame('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      frame('message_delta', { type: 'message_delta', delta: { stop_reason: ctx.finishReason ?? 'end_turn', stop_sequence: null }, usage: { output_tokens: ctx.usage.completionTokens } }),
+      frame('message_delta', { type: 'message_delta', delta: { stop_reason: ctx.finishReason ?? 'end_turn', stop_sequence: null }, ...(ctx.omitUsage ? {} : { usage: { output_tokens: ctx.usage.completionTokens } }) }),
       frame('message_stop', { type: 'message_stop' }),
     ];
   },
+  lengthReason: 'max_tokens',
   streamError(_ctx, message) {
     return frame('error', { type: 'error', error: { type: 'overloaded_error', message } });
   },

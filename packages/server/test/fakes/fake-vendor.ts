@@ -10,7 +10,13 @@
  *   reply            text of the answer (default "Hello from the fake vendor.")
  *   chunks           exact stream deltas (default: reply split after each word)
  *   usage            { promptTokens, completionTokens } to report
- *                    (default: words in the request / number of chunks)
+ *                    (default: words in the request / number of chunks sent)
+ *   countTokens      report true counts instead: the request's prompt by the fake's
+ *                    tokenizer (fake-tokenizer.ts) / number of chunks sent (one token each)
+ *   honourMaxTokens  stop after max_tokens chunks with the vendor's "length" finish
+ *                    reason, as real vendors do (default: every chunk is sent whatever
+ *                    max_tokens says, as by an upstream that ignores it)
+ *   omitUsage        report no usage at all (no usage chunk, even when asked; none in JSON)
  *   finishReason     the vendor's own value ('stop', 'length' / 'end_turn', 'max_tokens')
  *   failNext         { count, status, retryAfter?, message? }: the next `count`
  *                    requests get that status with the vendor's error body
@@ -28,6 +34,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fakePromptTokens } from './fake-tokenizer.js';
 
 export interface RecordedRequest {
   method: string;
@@ -48,6 +55,9 @@ export interface FakeScript {
   replies?: string[];
   chunks?: string[];
   usage?: FakeUsage;
+  countTokens?: boolean;
+  honourMaxTokens?: boolean;
+  omitUsage?: boolean;
   finishReason?: string;
   failNext?: { count: number; status: number; retryAfter?: number | string; message?: string };
   resetNext?: number;
@@ -92,6 +102,8 @@ export interface VendorFormat {
   streamDelta(reply: ReplyContext, text: string): string;
   streamTail(reply: ReplyContext): string[];
   streamError(reply: ReplyContext, message: string): string;
+  /** The vendor's finish reason for an answer stopped at max_tokens ('length', 'max_tokens'). */
+  lengthReason: string;
 }
 
 /** Per-answer facts handed to the format: the parsed request, a fresh id, what to report. */
@@ -100,6 +112,8 @@ export interface ReplyContext {
   id: number;
   model: string;
   usage: FakeUsage;
+  /** Send no usage anywhere (script `omitUsage`). */
+  omitUsage: boolean;
   finishReason: string | undefined;
 }
 
@@ -172,9 +186,18 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     if (s.hang) return;
 
     const queued = s.replies?.shift();
-    const chunks = queued !== undefined ? queued.match(/\S+\s*|\s+/g) ?? [] : s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
-    const usage = s.usage ?? { promptTokens: countWords(body?.messages ?? body?.prompt) + countWords(body?.system) + (body?.suffix ? countWords(body.suffix) : 0), completionTokens: chunks.length };
-    const ctx: ReplyContext = { req: body, id: ++replySeq, model: body?.model ?? 'fake', usage, finishReason: s.finishReason };
+    let chunks = queued !== undefined ? queued.match(/\S+\s*|\s+/g) ?? [] : s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
+    const maxTokens = typeof body?.max_tokens === 'number' ? body.max_tokens : undefined;
+    let finishReason = s.finishReason;
+    if (s.honourMaxTokens && maxTokens !== undefined && chunks.length > maxTokens) {
+      chunks = chunks.slice(0, maxTokens);
+      finishReason = format.lengthReason;
+    }
+    const usage = s.usage ?? {
+      promptTokens: s.countTokens ? fakePromptTokens(body) : countWords(body?.messages ?? body?.prompt) + countWords(body?.system) + (body?.suffix ? countWords(body.suffix) : 0),
+      completionTokens: chunks.length,
+    };
+    const ctx: ReplyContext = { req: body, id: ++replySeq, model: body?.model ?? 'fake', usage, omitUsage: s.omitUsage === true, finishReason };
     if (body?.stream !== true) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.json(ctx, chunks.join(''))));
       return;

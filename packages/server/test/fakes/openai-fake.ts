@@ -30,6 +30,8 @@ const ERROR_TYPES: Record<number, [type: string, code: string | null]> = {
 
 const created = () => Math.floor(Date.now() / 1000);
 const wireUsage = (u: FakeUsage) => ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
+/** A JSON answer's `usage`, left out for a server that counts nothing (script `omitUsage`). */
+const usageField = (ctx: ReplyContext) => (ctx.omitUsage ? {} : { usage: wireUsage(ctx.usage) });
 
 /** A legacy completions request (prompt, maybe suffix) rather than a chat one. */
 const isText = (ctx: ReplyContext) => ctx.req?.prompt !== undefined;
@@ -51,7 +53,7 @@ export const openAIFormat: VendorFormat = {
   },
   json(ctx, text) {
     if (isText(ctx)) {
-      return { id: `cmpl-fake${ctx.id}`, object: 'text_completion', created: created(), model: ctx.model, choices: [{ index: 0, text, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }], usage: wireUsage(ctx.usage) };
+      return { id: `cmpl-fake${ctx.id}`, object: 'text_completion', created: created(), model: ctx.model, choices: [{ index: 0, text, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }], ...usageField(ctx) };
     }
     return {
       id: `chatcmpl-fake${ctx.id}`,
@@ -59,18 +61,19 @@ export const openAIFormat: VendorFormat = {
       created: created(),
       model: ctx.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }],
-      usage: wireUsage(ctx.usage),
+      ...usageField(ctx),
     };
   },
   streamHead: (ctx) => (isText(ctx) ? [] : [chunk(ctx, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])]),
   streamDelta: (ctx, text) => chunk(ctx, [isText(ctx) ? { index: 0, text, logprobs: null, finish_reason: null } : { index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
   streamTail(ctx) {
     const frames = [chunk(ctx, [isText(ctx) ? { index: 0, text: '', logprobs: null, finish_reason: ctx.finishReason ?? 'stop' } : { index: 0, delta: {}, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }])];
-    // Like OpenAI: usage only when asked for, in a final chunk whose choices are empty.
-    if (ctx.req?.stream_options?.include_usage) frames.push(chunk(ctx, [], { usage: wireUsage(ctx.usage) }));
+    // Like OpenAI: usage only when asked for, in a final chunk whose choices are empty (never, for a server that counts nothing).
+    if (ctx.req?.stream_options?.include_usage && !ctx.omitUsage) frames.push(chunk(ctx, [], { usage: wireUsage(ctx.usage) }));
     frames.push('data: [DONE]\n\n');
     return frames;
   },
+  lengthReason: 'length',
   streamError: (_ctx, message) => `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`,
 };
 

@@ -2,14 +2,17 @@ import { CancelledError, ProviderError } from '../../errors.js';
 import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
 import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
-import type { ChatMessage, FinishReason, ModelCallOptions, Usage } from '../../providers/provider.js';
+import type { ChatMessage, FinishReason, ModelCallOptions, ReportedUsage, Usage } from '../../providers/provider.js';
 
 /** One model call: who pays, which model, what it is told, and where the text goes as it arrives. */
 export interface ModelCall {
   subject: SpendSubject;
   model: RegisteredModel;
   messages: ChatMessage[];
-  /** The request's max_tokens; absent → the model's output cap (sent upstream either way, so the reservation bounds the answer). */
+  /**
+   * The request's max_tokens; absent → the model's output cap. Sent upstream either way, and enforced here
+   * too (an answer that goes on past it is cut, `finish_reason: "length"`), so the reservation bounds it.
+   */
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   topP?: number | undefined;
@@ -37,6 +40,7 @@ export interface ModelCall {
 
 export interface ModelCallResult {
   text: string;
+  /** What the call is charged: the provider's counts, or Codeloom's own where the provider reported none (see callModel). */
   usage: Usage;
   finishReason: FinishReason;
   /** prompt + completion tokens, as settled. */
@@ -64,37 +68,23 @@ export interface UsageEntry {
   outcome: 'succeeded' | 'failed' | 'cancelled';
 }
 
-/** Word, number (up to three digits), punctuation mark, newline or run of blanks: BPE tokenizers never merge across these. */
-const PIECE = / ?[\p{L}\p{M}]+| ?\p{N}{1,3}| ?[^\s\p{L}\p{M}\p{N}]|\r?\n|[ \t]+|[\s\S]/gu;
+/** Chat-format tokens of a message beyond its text (role markers, separators). */
+const MESSAGE_OVERHEAD = 8;
+/** Chat-format tokens of a call beyond its messages (the start of the reply, a begin-of-text token, a template's short preamble). */
+const CALL_OVERHEAD = 32;
 
 /**
- * A prompt's tokens before the provider has counted them, on the high side: every word, number or
- * punctuation mark at least one token and a long word one per four bytes, plus eight per message for the
- * chat format. (Not a hard bound for every tokenizer; a settle above the reservation is still capped.)
+ * An upper bound of a prompt's tokens, known before the provider has counted them: the UTF-8 bytes of every
+ * message, plus MESSAGE_OVERHEAD per message and CALL_OVERHEAD per call for the chat format. Byte-level BPE
+ * tokenizers (OpenAI's, Llama 3, Qwen, Mistral's Tekken) and SentencePiece with byte fallback never make more
+ * tokens of a text than it has bytes, whatever the script (CJK, emoji, random strings): every token covers at
+ * least one byte. It is high for English (about four bytes a token), which only means a call holds more of
+ * its window while it runs: the settle gives back what was not used.
  */
-export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
-  let n = 0;
-  for (const m of messages) n += messageEstimate(m);
-  return n;
-}
-
-/** System prompts repeat from call to call (one per language and context): their estimates are kept. */
-const systemEstimates = new Map<string, number>();
-
-function messageEstimate(m: ChatMessage): number {
-  if (m.role !== 'system') return 8 + textEstimate(m.content);
-  let n = systemEstimates.get(m.content);
-  if (n === undefined) {
-    n = 8 + textEstimate(m.content);
-    if (systemEstimates.size >= 256) systemEstimates.clear();
-    systemEstimates.set(m.content, n);
-  }
-  return n;
-}
-
-function textEstimate(text: string): number {
-  let n = 0;
-  for (const piece of text.match(PIECE) ?? []) n += Math.max(1, Math.ceil(Buffer.byteLength(piece, 'utf8') / 4));
+export function promptTokenBound(messages: readonly ChatMessage[], suffix?: string): number {
+  let n = CALL_OVERHEAD;
+  for (const m of messages) n += MESSAGE_OVERHEAD + Buffer.byteLength(m.content, 'utf8');
+  if (suffix) n += MESSAGE_OVERHEAD + Buffer.byteLength(suffix, 'utf8');
   return n;
 }
 
@@ -111,35 +101,46 @@ function providerOptions(call: ModelCall, served: RegisteredModel = call.model):
 }
 
 /**
- * The most tokens a call may use: the prompt estimate plus its output cap, or exactly what a provider
+ * The most tokens a call may use: the bound of its prompt plus its output cap, or exactly what a provider
  * that knows in advance (the sandbox) says the call will use.
  */
 export function tokensToReserve(call: ModelCall): number {
+  const parts = reservationOf(call);
+  return parts.prompt + parts.output;
+}
+
+/** The reservation of a call in its two parts (the words of a refusal name both). */
+function reservationOf(call: ModelCall): { prompt: number; output: number } {
   // With fallbacks, enough for whichever of them ends up serving.
   const cap = outputCap(call.model, call.maxTokens);
-  let most = 0;
-  let estimate: number | undefined;
+  let most = { prompt: 0, output: 0 };
+  let bound: number | undefined;
   for (const model of candidatesFor(call)) {
     const planned = model.provider.plannedUsage?.(providerOptions(call, model));
-    most = Math.max(most, planned ? planned.promptTokens + planned.completionTokens : (estimate ??= promptEstimate(call)) + cap);
+    const next = planned ? { prompt: planned.promptTokens, output: planned.completionTokens } : { prompt: bound ??= promptTokenBound(call.messages, call.suffix), output: cap };
+    if (next.prompt + next.output > most.prompt + most.output) most = next;
   }
   return most;
 }
 
-/** The prompt estimate of a call: its messages, plus a fill-in-the-middle suffix. */
-function promptEstimate(call: ModelCall): number {
-  return estimatePromptTokens(call.messages) + (call.suffix ? messageEstimate({ role: 'user', content: call.suffix }) : 0);
+/** Holds a call's most tokens from the subject's budget, or throws (holding nothing) 429 `rate_limited` with Retry-After, or 400 `request_too_large` when it can never fit. */
+export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<TokenReservation> {
+  const parts = reservationOf(call);
+  return spend.reserve(call.subject, parts.prompt + parts.output, parts);
 }
 
-/** Holds a call's most tokens from the subject's budget, or throws 429 `rate_limited` (Retry-After) holding nothing. */
-export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<TokenReservation> {
-  return spend.reserve(call.subject, tokensToReserve(call));
+/** The prompt tokens Codeloom counts for a call its provider reported none of: the sandbox's exact count, else the prompt's bound. */
+function countedPrompt(call: ModelCall, served: RegisteredModel): number {
+  return served.provider.plannedUsage?.(providerOptions(call, served)).promptTokens ?? promptTokenBound(call.messages, call.suffix);
 }
 
 /**
- * The one streaming model-call loop (POST /generate as JSON or SSE, channel generations, run steps):
- * reserve → stream upstream, aborting when `signal` fires → settle to the real usage (what was used when
- * the call failed or was aborted: the provider's count, else the prompt estimate plus the pieces received).
+ * The one streaming model-call loop (POST /generate as JSON or SSE, channel generations, run steps, the
+ * OpenAI-compatible routes): reserve → stream upstream, aborting when `signal` fires, and cutting the answer
+ * at its output cap → settle to what was used. The charge is the provider's count where it reported one,
+ * else Codeloom's own: for the prompt, the sandbox's exact count or the prompt's bound; for the answer, the
+ * pieces received (a provider sends at least one token per piece). A call cut at its cap, failed or
+ * aborted has no report, so it is charged the counted figures.
  * Provider failures come out as the provider's ProviderError (502/503/504), an abort as CancelledError.
  */
 export async function callModel(spend: TokenSpend, call: ModelCall, meter?: UsageMeter): Promise<ModelCallResult> {
@@ -149,9 +150,12 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     await reservation.release();
     throw new CancelledError();
   }
+  const cap = outputCap(call.model, call.maxTokens);
   const pieces: string[] = [];
-  let usage: Usage | undefined;
+  let reported: ReportedUsage | undefined;
+  let finished = false;
   let finishReason: FinishReason = 'stop';
+  let usage!: Usage;
   let spent = 0;
   let served = candidates[0]!;
   let upstreamMs = 0;
@@ -165,12 +169,19 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
       try {
         for await (const part of served.provider.stream(providerOptions(call, served))) {
           if (part.type === 'text') {
+            // More than the cap: the provider ignored max_tokens. Leaving the loop ends the upstream request.
+            if (pieces.length >= cap) {
+              finished = true;
+              finishReason = 'length';
+              break;
+            }
             pieces.push(part.text);
             // Await only a real hold-back: awaiting a plain return value still costs a turn per token.
             const held = call.onText?.(part.text);
             if (held) await held;
           } else {
-            usage = part.usage;
+            finished = true;
+            reported = part.usage;
             finishReason = part.finishReason;
           }
         }
@@ -182,21 +193,21 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
         upstreamMs += performance.now() - started;
       }
     }
-    if (!usage) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
+    if (!finished) throw new ProviderError('upstream_error', 'The provider ended the response without reporting completion.', false);
     outcome = 'succeeded';
   } catch (error) {
     const mapped = asCallError(error, call.signal);
     if (mapped instanceof CancelledError) outcome = 'cancelled';
     throw mapped;
   } finally {
-    // Tokens spent are charged whether or not the caller stayed to read them. Without the provider's
-    // count: the prompt estimate (computed only then) plus the pieces received.
-    const estimate = usage ? 0 : promptEstimate(call);
-    spent = usage ? usage.promptTokens + usage.completionTokens : estimate + pieces.length;
-    committed = settleAndRecord(reservation, spent, call, meter && {
-      subject: call.subject, model: served.id, outcome,
-      promptTokens: usage ? usage.promptTokens : estimate, completionTokens: usage ? usage.completionTokens : pieces.length,
-    }, meter);
+    // Tokens spent are charged whether or not the caller stayed to read them; what the provider did not
+    // report is counted here (the prompt's count is worked out only then).
+    usage = {
+      promptTokens: reported?.promptTokens ?? countedPrompt(call, served),
+      completionTokens: reported?.completionTokens ?? pieces.length,
+    };
+    spent = usage.promptTokens + usage.completionTokens;
+    committed = settleAndRecord(reservation, spent, call, meter && { subject: call.subject, model: served.id, outcome, ...usage }, meter);
     if (outcome !== 'succeeded' || !call.deferCommit) await committed;
     // The caller awaits it; until then a failure must not count as unhandled.
     else committed.catch(() => {});

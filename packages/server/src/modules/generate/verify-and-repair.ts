@@ -86,8 +86,8 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
     try {
       answer = await req.callModel(messages);
     } catch (error) {
-      // Out of budget mid-repair: the verdict so far stands.
-      if (error instanceof AppError && error.code === 'rate_limited') { note = `repair stopped: ${error.message}`; break; }
+      // Out of budget mid-repair (or a repair prompt too large to ever fit): the verdict so far stands.
+      if (error instanceof AppError && (error.code === 'rate_limited' || error.code === 'request_too_large')) { note = `repair stopped: ${error.message}`; break; }
       throw error;
     }
     repairUsage.promptTokens += answer.usage.promptTokens;

@@ -75,7 +75,8 @@ export class RunExecutor {
     if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
     const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
     const call: ModelCall = {
-      subject: principal, model, messages, signal,
+      // Charged to the account, and to the API key the run was started with (its limits as they are now).
+      subject: await this.withKeyLimits(principal), model, messages, signal,
       maxTokens: run.spec.maxTokens, temperature: run.spec.temperature,
       hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
       onText: (text) => { void this.events.append(run.id, { event: 'token', id: run.id, data: text, step: step.index } as StreamEvent).catch(() => { /* a lost token frame; the step's output keeps it */ }); },
@@ -129,16 +130,21 @@ export class RunExecutor {
     run.steps.forEach((s, i) => { s.index = i; });
   }
 
-  /** A step that would go past the tokens-per-minute budget waits for the next window, once; then the run fails. */
+  /**
+   * A step that would go past a tokens-per-minute window waits for the next minute, once; then the run fails.
+   * One that would go past a monthly window (an API key's monthly_tokens) fails at once, as does one that can
+   * never fit (400 `request_too_large`): the run ends `failed` with that code.
+   */
   private async reserveBudget(call: ModelCall, signal: AbortSignal): Promise<TokenReservation> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.generation.reserveCall(call);
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'rate_limited' || attempt > 0) throw error;
-        const wait = (retryAfterOf(error) ?? 60) * 1000;
+        const seconds = retryAfterOf(error) ?? 60;
+        if (seconds > 60) throw error;
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, wait);
+          const t = setTimeout(resolve, seconds * 1000);
           signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
         });
         if (signal.aborted) throw new CancelledError();
@@ -158,10 +164,20 @@ export class RunExecutor {
     await this.events.append(run.id, event);
   }
 
+  /** Who the run's steps act as: its account, and the API key it was started with (if any), whose windows each step is charged to too. */
   private async principalFor(run: RunState): Promise<Principal> {
     const account = await this.store.accounts.findById(run.userId);
     if (!account) throw new AppError('not_found', 'The account of this run no longer exists.');
-    return { type: 'session', user: account.user, org: account.org, scopes: [...PLANS[account.org.plan].permissions], environment: run.environment };
+    const principal: Principal = { type: 'session', user: account.user, org: account.org, scopes: [...PLANS[account.org.plan].permissions], environment: run.environment };
+    return run.apiKeyId ? { ...principal, type: 'api_key', apiKeyId: run.apiKeyId } : principal;
+  }
+
+  /** The principal with its API key's limits as they are now (a change applies from the next step); unchanged without a key. */
+  private async withKeyLimits(principal: Principal): Promise<Principal> {
+    if (!principal.apiKeyId) return principal;
+    const limits = (await this.store.apiKeys.findById(principal.apiKeyId))?.limits;
+    const { keyLimits: _old, ...rest } = principal;
+    return limits && (limits.requests_per_minute !== null || limits.tokens_per_minute !== null || limits.monthly_tokens !== null) ? { ...rest, keyLimits: limits } : rest;
   }
 }
 

@@ -17,6 +17,8 @@ export interface RunSpec {
 export interface RunState extends Run {
   userId: string;
   environment: Environment;
+  /** The API key the run was started with: each step is charged to its windows too, and its usage rows name it. Null for a session or OAuth token. */
+  apiKeyId: string | null;
   spec: RunSpec;
 }
 
@@ -26,7 +28,7 @@ export function fromRow(row: RunsTable): RunState {
     task: row.task, requirements: JSON.parse(row.requirements) as Run['requirements'], steps: JSON.parse(row.steps) as RunStep[],
     result: row.result ? (JSON.parse(row.result) as Run['result']) : null, tokens_used: Number(row.tokens_used),
     error: row.error ? (JSON.parse(row.error) as Run['error']) : null, created_at: row.created_at, started_at: row.started_at,
-    finished_at: row.finished_at, userId: row.user_id, environment: row.environment as Environment, spec: JSON.parse(row.spec) as RunSpec,
+    finished_at: row.finished_at, userId: row.user_id, environment: row.environment as Environment, apiKeyId: row.api_key_id ?? null, spec: JSON.parse(row.spec) as RunSpec,
   };
 }
 
@@ -35,12 +37,12 @@ export function toRow(s: RunState): RunsTable {
     id: s.id, user_id: s.userId, environment: s.environment, workflow_id: s.workflow_id, agent_id: s.agent_id, project_id: s.project_id,
     status: s.status, task: s.task, requirements: JSON.stringify(s.requirements), spec: JSON.stringify(s.spec), steps: JSON.stringify(s.steps),
     result: s.result ? JSON.stringify(s.result) : null, tokens_used: s.tokens_used, error: s.error ? JSON.stringify(s.error) : null,
-    created_at: s.created_at, started_at: s.started_at, finished_at: s.finished_at,
+    created_at: s.created_at, started_at: s.started_at, finished_at: s.finished_at, api_key_id: s.apiKeyId,
   };
 }
 
 export function toRun(s: RunState): Run {
-  const { userId: _u, environment: _e, spec: _s, ...run } = s;
+  const { userId: _u, environment: _e, apiKeyId: _k, spec: _s, ...run } = s;
   return run;
 }
 

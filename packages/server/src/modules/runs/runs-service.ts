@@ -81,7 +81,7 @@ export class RunsService {
       id: newId('run'), status: 'queued', ...target, project_id: body.project_id ?? null, task: body.task,
       requirements: body.requirements ?? {}, steps: spec.agents.map((a, i) => newStep(i, a.type, a.model, 0)),
       result: null, tokens_used: 0, error: null, created_at: nowIso(), started_at: null, finished_at: null,
-      userId: principal.user.id, environment: principal.environment, spec,
+      userId: principal.user.id, environment: principal.environment, apiKeyId: principal.apiKeyId ?? null, spec,
     };
     await this.store.runs.insert(toRow(run));
     try {

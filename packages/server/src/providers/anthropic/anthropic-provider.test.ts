@@ -17,6 +17,16 @@ let fake: FakeVendor;
 const provider = setupProviderTests<AnthropicProviderOptions>({ start: async () => (fake = await startAnthropicFake()), create: createAnthropicProvider, apiKey: KEY });
 
 describe('Anthropic provider', () => {
+  it('a stopped-at-max_tokens answer is length; a message without usage reports none (absent, never 0)', async () => {
+    fake.script({ reply: 'one two three four', honourMaxTokens: true });
+    const cut = await collect(provider().stream({ model: 'claude', messages, maxTokens: 2 }));
+    expect(cut.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe('one two ');
+    expect(cut.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length', usage: { completionTokens: 2 } });
+    fake.script({ honourMaxTokens: false, omitUsage: true });
+    expect((await collect(provider().stream({ model: 'claude', messages }))).at(-1)).toEqual({ type: 'finish', usage: {}, finishReason: 'stop' });
+    expect((await provider().generate({ model: 'claude', messages })).usage).toEqual({});
+  });
+
   it('generate sends a Messages API request: system on top, max_tokens defaulted', async () => {
     fake.script({ reply: 'import Fastify from "fastify";', usage: { promptTokens: 30, completionTokens: 8 } });
     const out = await provider().generate({ model: 'claude-sonnet-4-5', messages, temperature: 0.3 });

@@ -9,7 +9,7 @@ import { lookupTable } from '@codeloom/protocol';
  * top-level field, max_tokens is mandatory, 529 means overloaded, and errors
  * can also arrive in-band as an `error` SSE event.
  */
-import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, Usage } from '../provider.js';
+import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, ReportedUsage } from '../provider.js';
 import { ProviderError } from '../../errors.js';
 import { httpProvider } from '../http/http-provider.js';
 import { inBandError, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
@@ -63,9 +63,19 @@ interface WireUsage {
   cache_read_input_tokens?: number | null;
 }
 
-/** Cached prompt tokens are still prompt tokens; Anthropic reports them apart from input_tokens. */
-function promptTokens(u: WireUsage | undefined): number {
-  return (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
+/** Cached prompt tokens are still prompt tokens; Anthropic reports them apart from input_tokens. Absent when no input count came. */
+function promptTokens(u: WireUsage | undefined): number | undefined {
+  if (typeof u?.input_tokens !== 'number') return undefined;
+  return u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+}
+
+/** The counts a message (or its start) carried; one left out stays absent (the model call then charges its own count, not 0). */
+function toUsage(u: WireUsage | undefined): ReportedUsage {
+  const usage: ReportedUsage = {};
+  const prompt = promptTokens(u);
+  if (prompt !== undefined) usage.promptTokens = prompt;
+  if (typeof u?.output_tokens === 'number') usage.completionTokens = u.output_tokens;
+  return usage;
 }
 
 interface Message {
@@ -81,7 +91,7 @@ function parseMessage(json: unknown): GenerateOutput {
   const text = msg.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
   return {
     text,
-    usage: { promptTokens: promptTokens(msg.usage), completionTokens: msg.usage?.output_tokens ?? 0 },
+    usage: toUsage(msg.usage),
     finishReason: mapAnthropicStop(msg.stop_reason),
   };
 }
@@ -89,7 +99,7 @@ function parseMessage(json: unknown): GenerateOutput {
 /** message_start carries input usage; message_delta the cumulative output tokens and stop reason; message_stop ends it. */
 class AnthropicDecoder implements StreamDecoder {
   ended = false;
-  private usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  private usage: ReportedUsage = {};
   private stop: string | null | undefined;
 
   constructor(private readonly apiKey: string) {}
@@ -102,14 +112,15 @@ class AnthropicDecoder implements StreamDecoder {
       }
       case 'message_start': {
         const usage = (JSON.parse(event.data) as { message?: { usage?: WireUsage } }).message?.usage;
-        this.usage = { promptTokens: promptTokens(usage), completionTokens: usage?.output_tokens ?? 0 };
+        this.usage = toUsage(usage);
         return undefined;
       }
       case 'message_delta': {
         const body = JSON.parse(event.data) as { delta?: { stop_reason?: string | null }; usage?: WireUsage };
         if (body.delta?.stop_reason) this.stop = body.delta.stop_reason;
         if (body.usage?.output_tokens !== undefined) this.usage.completionTokens = body.usage.output_tokens;
-        if (body.usage?.input_tokens !== undefined) this.usage.promptTokens = promptTokens(body.usage);
+        const prompt = promptTokens(body.usage);
+        if (prompt !== undefined) this.usage.promptTokens = prompt;
         return undefined;
       }
       case 'message_stop':
@@ -124,7 +135,7 @@ class AnthropicDecoder implements StreamDecoder {
     }
   }
 
-  outcome(): { usage: Usage; finishReason: FinishReason } | undefined {
+  outcome(): { usage: ReportedUsage; finishReason: FinishReason } | undefined {
     return this.ended ? { usage: { ...this.usage }, finishReason: mapAnthropicStop(this.stop) } : undefined;
   }
 }

@@ -15,7 +15,7 @@
  * over this code, more than the gateway's whole 0.3 ms budget (doGenerate was
  * on par). Both vendors' wire formats are small enough to own.
  */
-import type { FinishReason, GenerateOutput, StreamPart, Usage } from '../provider.js';
+import type { FinishReason, GenerateOutput, StreamPart, ReportedUsage } from '../provider.js';
 import { CancelledError, ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
 import { cancelledError, withRetry } from './retry.js';
 import { SseReader, type SseEvent } from './sse.js';
@@ -203,7 +203,7 @@ export interface StreamDecoder {
   /** Set once the vendor's end marker arrived. */
   readonly ended: boolean;
   /** The outcome once the stream legitimately finished; undefined means it was cut. */
-  outcome(): { usage: Usage; finishReason: FinishReason } | undefined;
+  outcome(): { usage: ReportedUsage; finishReason: FinishReason } | undefined;
 }
 
 export interface CallSpec {

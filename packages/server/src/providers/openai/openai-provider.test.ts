@@ -51,6 +51,14 @@ describe('OpenAI-compatible provider', () => {
     expect(fake.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_tokens: 64 });
   });
 
+  it('a server that sends no usage reports none: the counts are absent, never 0 (streamed and JSON)', async () => {
+    fake.script({ reply: 'a b c', omitUsage: true });
+    const parts = await collect(provider().stream({ model: 'm', messages, maxTokens: 64 }));
+    expect(parts.at(-1)).toEqual({ type: 'finish', usage: {}, finishReason: 'stop' });
+    const out = await provider().generate({ model: 'm', messages });
+    expect(out).toEqual({ text: 'a b c', usage: {}, finishReason: 'stop' });
+  });
+
   it.each([500, 429, 502])('retries HTTP %i and then succeeds', async (status) => {
     fake.script({ failNext: { count: 2, status, retryAfter: status === 429 ? 0 : undefined } });
     const out = await provider().generate({ model: 'm', messages });

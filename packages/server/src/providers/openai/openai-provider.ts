@@ -8,7 +8,7 @@
  * 0.3 ms budget — see ../http/upstream-http.ts for the details. The wire format is
  * the one every compatible server implements: POST {base}/chat/completions.
  */
-import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, Usage } from '../provider.js';
+import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, ReportedUsage } from '../provider.js';
 import { ProviderError } from '../../errors.js';
 import { httpProvider } from '../http/http-provider.js';
 import { inBandError, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
@@ -50,8 +50,12 @@ interface WireUsage {
   completion_tokens?: number;
 }
 
-function toUsage(u: WireUsage | undefined | null): Usage {
-  return { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0 };
+/** The counts the server sent; one it left out stays absent (the model call then charges its own count, not 0). */
+function toUsage(u: WireUsage | undefined | null): ReportedUsage {
+  const usage: ReportedUsage = {};
+  if (typeof u?.prompt_tokens === 'number') usage.promptTokens = u.prompt_tokens;
+  if (typeof u?.completion_tokens === 'number') usage.completionTokens = u.completion_tokens;
+  return usage;
 }
 
 interface ChatCompletion {
@@ -101,7 +105,7 @@ class OpenAIDecoder implements StreamDecoder {
     return choice.delta?.content ?? choice.text ?? undefined;
   }
 
-  outcome(): { usage: Usage; finishReason: FinishReason } | undefined {
+  outcome(): { usage: ReportedUsage; finishReason: FinishReason } | undefined {
     if (!this.ended && !this.finish) return undefined;
     return { usage: toUsage(this.usage), finishReason: mapOpenAIFinish(this.finish) };
   }

@@ -41,6 +41,12 @@ export class ApiKeysRepo {
     return row && toRecord(row);
   }
 
+  /** A key by its id, revoked or not (a run started with it is charged to it: run-executor.ts). */
+  async findById(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
   /** Active (unrevoked) keys of one user in one environment, newest first. */
   async list(userId: string, environment: Environment, page: number, limit: number): Promise<{ rows: ApiKeyRecord[]; total: number }> {
     const base = this.db.selectFrom('api_keys').where('user_id', '=', userId).where('environment', '=', environment).where('revoked_at', 'is', null);

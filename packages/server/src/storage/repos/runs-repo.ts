@@ -18,7 +18,7 @@ export class RunsRepo {
    * again, whatever the caller holds. False when the stored run has moved on.
    */
   async saveIfStatus(row: RunsTable, from: readonly string[]): Promise<boolean> {
-    const { id, user_id: _u, environment: _e, created_at: _c, ...rest } = row;
+    const { id, user_id: _u, environment: _e, created_at: _c, api_key_id: _k, ...rest } = row;
     const open = from.filter((s) => !TERMINAL.includes(s));
     if (!open.length) return false;
     const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', 'in', open).where('status', 'not in', TERMINAL).executeTakeFirst();
@@ -27,7 +27,7 @@ export class RunsRepo {
 
   /** Compare-and-set on the status and the steps read before: a write made from a stale read changes nothing (false). */
   async saveIfUnchanged(row: RunsTable, seen: Pick<RunsTable, 'status' | 'steps'>): Promise<boolean> {
-    const { id, user_id: _u, environment: _e, created_at: _c, ...rest } = row;
+    const { id, user_id: _u, environment: _e, created_at: _c, api_key_id: _k, ...rest } = row;
     if (TERMINAL.includes(seen.status)) return false;
     const res = await this.db.updateTable('runs').set(rest).where('id', '=', id).where('status', '=', seen.status)
       .where('steps', '=', seen.steps).where('status', 'not in', TERMINAL).executeTakeFirst();

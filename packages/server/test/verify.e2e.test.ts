@@ -212,6 +212,9 @@ describe.skipIf(!probe.available)('POST /generate with verify', () => {
     const res = await request(`${t.url}/api/v1/verification`, { token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ available: true, install: false, limits: { timeout_s: 120, cpu_seconds: 10, memory_mb: 512 } });
+    // How this host enforces the whole-sandbox limits (docs/verification.md), and the seccomp filter where it is known.
+    expect(['cgroup v1', 'cgroup v2', 'watchdog']).toContain(res.body.isolation.limits);
+    expect(res.body.isolation.seccomp).toBe(process.arch === 'x64' || process.arch === 'arm64');
     const langs = Object.fromEntries(res.body.languages.map((l: { id: string }) => [l.id, l]));
     expect(langs.python).toEqual({ id: 'python', supported: true });
     expect(langs.ruby).toMatchObject({ supported: false, reason: 'no checks are defined for ruby' });

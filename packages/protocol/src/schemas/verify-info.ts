@@ -4,6 +4,11 @@ export const VerificationInfoSchema = Type.Object({
   available: Type.Boolean({ description: 'Whether the sandbox (bubblewrap) works on this server; when false every verification is `unavailable`.' }),
   reason: Type.Optional(Type.String()),
   languages: Type.Array(Type.Object({ id: Type.String(), supported: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+  isolation: Type.Optional(Type.Object({
+    limits: Type.Union([Type.Literal('cgroup v1'), Type.Literal('cgroup v2'), Type.Literal('watchdog')], { description: 'What bounds the memory and processes of a whole sandbox here (docs/verification.md, "Which mechanism holds where").' }),
+    reason: Type.Optional(Type.String({ description: 'Why no cgroup is used, with `watchdog`.' })),
+    seccomp: Type.Boolean({ description: 'Whether the code runs under the seccomp filter (x86-64 and arm64).' }),
+  }, { description: 'How the sandbox is enforced on this server; absent when verification is not configured.' })),
   install: Type.Boolean({ description: 'Whether JavaScript/TypeScript dependencies are installed before the checks (CODELOOM_VERIFY_INSTALL).' }),
   limits: Type.Object({
     timeout_s: Type.Integer(), cpu_seconds: Type.Integer(), memory_mb: Type.Integer(), max_processes: Type.Integer(),

@@ -109,6 +109,22 @@ describe.skipIf(!available)('the bubblewrap sandbox', () => {
     expect(byName.after!.output.trim()).toBe('still here');
   }, 30_000);
 
+  it('without a cgroup, the server\'s watchdog bounds the whole sandbox\'s memory (shared memory too) and processes from outside', async () => {
+    const watched = new SandboxRunner('bwrap', tools, { ...limits, memoryMb: 64, maxProcesses: 8 }, { cgroup: 'off' });
+    expect(watched.enforcement).toMatchObject({ mechanism: 'watchdog', reason: expect.stringContaining('off') });
+    const shm = 'import mmap\nm = mmap.mmap(-1, 1 << 30)\nfor i in range(0, 1 << 30, 4096):\n    m[i] = 1\nprint("TOUCHED")\n';
+    const memory = await watched.run([{ path: 'shm.py', content: shm }], [{ name: 'shm', argv: ['python3', 'shm.py'] }]);
+    expect(memory.checks[0]!.killed, memory.checks[0]!.output).toMatch(/memory limit/);
+    expect(memory.checks[0]!.output).not.toContain('TOUCHED');
+    const bomb = await watched.run([], [{ name: 'sleepers', argv: ['bash', '-c', 'for i in $(seq 40); do sleep 30 & done; wait'] }]);
+    expect(bomb.checks[0]!.killed).toMatch(/process limit/);
+  }, 30_000);
+
+  it('names why a cgroup v2 directory cannot be used', () => {
+    const r = new SandboxRunner('bwrap', tools, limits, { cgroup: '/nonexistent/cgroup' });
+    expect(r.enforcement).toMatchObject({ mechanism: 'watchdog', reason: expect.stringContaining('not a writable cgroup directory') });
+  });
+
   it('kills the whole sandbox at the wall-time limit', async () => {
     const short = new SandboxRunner('bwrap', tools, { ...limits, timeoutMs: 1500 });
     const { checks, timedOut } = await short.run([], [{ name: 'sleep', argv: ['bash', '-c', 'sleep 60 & sleep 60'] }, { name: 'never', argv: ['true'] }]);

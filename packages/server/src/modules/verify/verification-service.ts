@@ -90,6 +90,11 @@ export class VerificationService {
     return (await this.sandbox()).runner.selfTest();
   }
 
+  /** How the sandbox is enforced here: what bounds memory and processes, and whether the seccomp filter applies. */
+  async enforcement(): Promise<SandboxRunner['enforcement']> {
+    return (await this.sandbox()).runner.enforcement;
+  }
+
   /** The toolchains on this machine. */
   async toolchains(): Promise<Toolchains> {
     return (await this.sandbox()).tools;

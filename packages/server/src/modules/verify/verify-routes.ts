@@ -24,8 +24,10 @@ export const verifyRoutes = ({ generation }: { generation: VerifiableGeneration 
     const languages = generation.languages.list().map((l) => l.id);
     if (!verifier) return { available: false, reason: 'verification is not configured on this server', languages: languages.map((id) => ({ id, supported: false })), install: false, limits: { timeout_s: 0, cpu_seconds: 0, memory_mb: 0, max_processes: 0, disk_mb: 0, output_limit: 0, output_tail: 0, concurrency: 0, per_account: 0, queue: 0 } };
     const status = await verifier.status();
+    const enforced = await verifier.enforcement();
     return {
       available: status.available, ...(status.available ? {} : { reason: status.reason }),
+      isolation: { limits: enforced.mechanism, ...(enforced.reason ? { reason: enforced.reason } : {}), seccomp: enforced.seccomp },
       languages: await Promise.all(languages.map(async (id) => { const reason = await verifier.unsupported(id); return { id, supported: !reason && status.available, ...(reason ? { reason } : {}) }; })),
       install: verifier.settings.verifyInstall,
       limits: {

@@ -52,6 +52,14 @@ const CASES: Record<string, Case> = {
     language: 'python', tool: have.python, expect: 'failed', tests: { passed: 1, failed: 1 }, output: /assert -4 == -5|AssertionError/,
     files: [f('calc.py', 'def add(a, b):\n    return a + b if a > 0 else a - b + 1\n'), f('tests/test_calc.py', 'from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_neg():\n    assert add(-2, -3) == -5\n')],
   },
+  'python unittest in tests/ without __init__.py': {
+    language: 'python', tool: have.python, expect: 'passed', tests: { passed: 2, failed: 0 },
+    files: [f('calc.py', 'def add(a, b):\n    return a + b\n'), f('tests/test_calc.py', 'import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_neg(self):\n        self.assertEqual(add(-2, -3), -5)\n')],
+  },
+  'python unittest in a tests package': {
+    language: 'python', tool: have.python, expect: 'failed', tests: { passed: 1, failed: 1 },
+    files: [f('calc.py', 'def add(a, b):\n    return a + b if a > 0 else a - b + 1\n'), f('tests/__init__.py', ''), f('tests/test_calc.py', 'import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_neg(self):\n        self.assertEqual(add(-2, -3), -5)\n')],
+  },
   'python syntax error': {
     language: 'python', tool: have.python, expect: 'failed', output: /SyntaxError/,
     files: [f('calc.py', 'def add(a, b)\n    return a + b\n')],

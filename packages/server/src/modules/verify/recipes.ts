@@ -1,6 +1,6 @@
 import { lookupTable } from '@codeloom/protocol';
 import type { CheckRun, CheckSpec, SandboxFile } from './sandbox-runner.js';
-import { SANDBOX_NODE_MODULES, type Tool, type Toolchains } from './toolchains.js';
+import { SANDBOX_NODE_MODULES, SANDBOX_WORK, type Tool, type Toolchains } from './toolchains.js';
 
 /** How one language is checked: the commands, and how many tests passed and failed by their output. */
 export interface Recipe {
@@ -63,9 +63,20 @@ function python(files: SandboxFile[], tools: Toolchains): RecipeResult {
     const usesPytest = files.some((f) => /^\s*(import pytest|from pytest)/m.test(f.content)) || !files.some((f) => /unittest/.test(f.content));
     checks.push(tools.have.pytest && usesPytest
       ? { name: 'test', argv: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'] }
-      : { name: 'test', argv: ['python3', '-m', 'unittest', 'discover', '-v', '-s', sources.some((s) => s.startsWith('tests/')) ? 'tests' : '.', '-t', '.', '-p', '*test*.py'] });
+      : unittestCheck(sources));
   }
   return { checks, testChecks: checks.length > 1 ? [1] : [] };
+}
+
+/**
+ * `unittest discover` over tests/ (else the whole tree). A tests/ folder without __init__.py is not importable from
+ * the top, so it is its own top, with the project root on PYTHONPATH for the imports of the code under test.
+ */
+function unittestCheck(sources: string[]): CheckSpec {
+  const base = ['python3', '-m', 'unittest', 'discover', '-v'];
+  if (!sources.some((s) => s.startsWith('tests/'))) return { name: 'test', argv: [...base, '-s', '.', '-t', '.', '-p', '*test*.py'] };
+  if (sources.includes('tests/__init__.py')) return { name: 'test', argv: [...base, '-s', 'tests', '-t', '.', '-p', '*test*.py'] };
+  return { name: 'test', argv: [...base, '-s', 'tests', '-t', 'tests', '-p', '*test*.py'], env: { PYTHONPATH: SANDBOX_WORK } };
 }
 
 function rust(files: SandboxFile[], tools: Toolchains): RecipeResult {

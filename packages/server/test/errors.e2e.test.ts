@@ -172,6 +172,11 @@ describe('errors, headers and operational endpoints', () => {
       .filter(([m, p]) => !doc.body.paths[p]?.[m.toLowerCase()])
       .map(([m, p]) => `${m} ${p}`);
     expect(missing).toEqual([]);
+    // The routes that call a model name request_too_large (a 400 no wait fixes) beside rate_limited.
+    const generate = doc.body.paths['/api/v1/generate'].post;
+    expect(generate.responses['400'].description).toMatch(/`request_too_large`/);
+    expect(generate.responses['429'].description).toMatch(/`rate_limited`/);
+    expect(doc.body.paths['/openai/v1/chat/completions'].post.responses['400'].description).toMatch(/`request_too_large`/);
   });
 
   it('/docs is an HTML page; /docs/errors has an anchor for every error code', async () => {

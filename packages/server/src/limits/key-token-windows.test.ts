@@ -39,6 +39,24 @@ function keySuite(name: string, make: (now: () => number) => { store: LimitStore
       await expect(spend.reserve(s, 900)).resolves.toMatchObject({ tokens: 900 });
     });
 
+    it('monthly_tokens: a settle above the reservation fills the month and carries the rest into the next; more than the month is request_too_large', async () => {
+      clock = Date.UTC(2026, 0, 31, 23, 59, 0);
+      env = make(now);
+      const spend = new TokenSpend(env.store, (e) => { throw e; });
+      const s = key({ monthly_tokens: 1_000 });
+      const tooLarge = await spend.reserve(s, 1_001).catch((e: unknown) => e);
+      expect((tooLarge as AppError).code).toBe('request_too_large');
+      expect((tooLarge as AppError).message).toMatch(/more than this API key's 1000 tokens per month/);
+      const r = await spend.reserve(s, 700);
+      await r.settle(1_300);
+      const refused = await spend.reserve(s, 1).catch((e: unknown) => e);
+      expect((refused as AppError).code).toBe('rate_limited');
+      // February starts 300 in: what January could not hold.
+      clock = Date.UTC(2026, 1, 1, 0, 0, 1);
+      await expect(spend.reserve(s, 701)).rejects.toMatchObject({ code: 'rate_limited' });
+      await expect(spend.reserve(s, 700)).resolves.toMatchObject({ tokens: 700 });
+    });
+
     it('the key\'s tokens_per_minute and the plan\'s are reserved together, all or nothing', async () => {
       clock = Date.UTC(2026, 3, 10, 8, 0, 0);
       env = make(now);

@@ -10,6 +10,21 @@ export function errorResponses(...statuses: number[]): Record<number, object> {
   return Object.fromEntries(statuses.map((s) => [s, { ...ProblemSchema, $id: undefined, description: `${STATUS_WORDS[s] ?? 'Error'} (application/problem+json)` }]));
 }
 
+/** What the 400 and 429 of a route that calls a model may say, beyond a schema failure (docs/api.md, Token budget). */
+export const MODEL_CALL_ERRORS: Record<number, string> = {
+  400: '`validation_failed` or `malformed_json` when the body fails the schema; `request_too_large` when the model call can never fit a token limit: '
+    + 'what it may use (an upper bound of its prompt, its UTF-8 bytes, plus max_tokens or the model\'s output cap) is more than the whole figure of the plan\'s tokens per minute '
+    + 'or of the API key\'s tokens_per_minute or monthly_tokens. Retrying will not help (no Retry-After): lower max_tokens or shorten the prompt.',
+  429: '`rate_limited`: a request window, or a token window that has not that much left now (Retry-After says when it frees up).',
+};
+
+/** errorResponses for a route that calls a model: its 400 and 429 name the codes they carry (`request_too_large`, `rate_limited`). */
+export function modelCallErrorResponses(...statuses: number[]): Record<number, object> {
+  const responses = errorResponses(...statuses) as Record<number, { description: string }>;
+  for (const s of statuses) if (MODEL_CALL_ERRORS[s]) responses[s] = { ...responses[s]!, description: `${responses[s]!.description}: ${MODEL_CALL_ERRORS[s]}` };
+  return responses;
+}
+
 export async function registerOpenApi(app: FastifyInstance, serverUrl: string) {
   await app.register(swagger, {
     openapi: {

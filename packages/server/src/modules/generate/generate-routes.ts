@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { GenerateBodySchema, GenerationResultSchema, IdParamsSchema, LanguageInfoSchema, ModelInfoSchema, PageOf, PageQuerySchema } from '@codeloom/protocol';
 import type { ModelRegistry } from '../../providers/model-registry.js';
-import { errorResponses } from '../../plugins/openapi.js';
+import { errorResponses, modelCallErrorResponses } from '../../plugins/openapi.js';
 import { pageParams } from '../pagination.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { serverTiming, type GenerationService } from './generation-service.js';
@@ -39,9 +39,9 @@ export const generateRoutes = ({ generation, models }: { generation: GenerationS
     config: { auth: 'write:code' },
     schema: {
       tags, security, summary: 'Generate code from a prompt',
-      description: 'With `"stream": true` the answer is `text/event-stream`: `token` events, then `complete` (the result) or `error`. Each event\'s `data` is the JSON frame of the WebSocket channel. With `verify`, the files are built and tested in an isolated sandbox (`verify_started`, `verify_output`, `verify_completed` events when streaming) and the result carries `verification`; see docs/verification.md.',
+      description: 'With `"stream": true` the answer is `text/event-stream`: `token` events, then `complete` (the result) or `error`. Each event\'s `data` is the JSON frame of the WebSocket channel. With `verify`, the files are built and tested in an isolated sandbox (`verify_started`, `verify_output`, `verify_completed` events when streaming) and the result carries `verification`; see docs/verification.md. Tokens: the call holds an upper bound of what it may use (its prompt\'s bytes plus `max_tokens`) from the token windows until it ends, then is charged what it used; an answer that would go past `max_tokens` is cut (`finish_reason: "length"`). A call that can never fit a token limit is a 400 `request_too_large`; one that does not fit now, a 429 `rate_limited` with Retry-After.',
       body: GenerateBodySchema,
-      response: { 200: GenerationResultSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
+      response: { 200: GenerationResultSchema, ...modelCallErrorResponses(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
     },
   }, async (request, reply) => {
     const principal = request.principal!;

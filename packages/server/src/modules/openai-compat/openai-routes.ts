@@ -4,6 +4,7 @@ import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, C
 import type { ModelRegistry } from '../../providers/model-registry.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
+import { MODEL_CALL_ERRORS } from '../../plugins/openapi.js';
 import { serverTiming } from '../generate/generation-service.js';
 import { registerOpenAIErrors } from './openai-errors.js';
 import { fromChatBody, fromCompletionBody, toFinishReason, type OpenAICallSpec } from './openai-request.js';
@@ -15,7 +16,7 @@ export const OPENAI_PREFIX = '/openai/v1';
 
 const tags = ['OpenAI-compatible'];
 const security = [{ bearer: [] }];
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { ...OpenAIErrorSchema, description: `{"error": {...}} (${s})` }]));
+const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { ...OpenAIErrorSchema, description: `{"error": {...}} (${s})${MODEL_CALL_ERRORS[s] ? `; error.code: ${MODEL_CALL_ERRORS[s]}` : ''}` }]));
 
 export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIService; models: ModelRegistry }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -8,11 +8,14 @@ const { benchProfile } = await import('../bench/profile.bench.mjs');
 const { benchGenerate } = await import('../bench/generate.bench.mjs');
 const { benchStream } = await import('../bench/stream.bench.mjs');
 const { benchRuns } = await import('../bench/runs.bench.mjs');
+const { benchParse } = await import('../bench/parse.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
   stream: () => benchStream(),
   runs: () => benchRuns(),
+  // parseFencedFiles on 1 MB and 2 MB answers, realistic and hostile: µs/KB and whether the time grows linearly.
+  parse: () => benchParse(),
   // pass@1 of BENCH_EVAL_MODEL (default: the sandbox model) on the eval's 40 tasks, verified in the sandbox.
   eval: async () => (await import('./eval.mjs')).runEval({ model: process.env.BENCH_EVAL_MODEL ?? 'sandbox' }),
 };

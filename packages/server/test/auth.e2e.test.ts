@@ -218,20 +218,24 @@ describe('authentication over HTTP', () => {
 
 describe('expired access tokens', () => {
   let t: TestServer;
-  beforeAll(async () => { t = await startTestServer({ env: { CODELOOM_ACCESS_TOKEN_TTL: '1' } }); });
+  // Long enough that a loaded machine still checks the fresh token within its lifetime.
+  const TTL_S = 4;
+  beforeAll(async () => { t = await startTestServer({ env: { CODELOOM_ACCESS_TOKEN_TTL: String(TTL_S) } }); });
   afterAll(async () => { await t.close(); });
 
   it('answers 401 token_expired with WWW-Authenticate once exp has passed', async () => {
     const u = await registerUser(t.url, { ip: nextIp() });
+    const issued = Date.now();
     const fresh = await request(`${t.url}/api/v1/auth/verify`, { token: u.token });
     expect(fresh.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2100));
+    // exp is in whole seconds: past it once TTL + 1 s have gone since the token was issued.
+    await new Promise((r) => setTimeout(r, Math.max(0, issued + (TTL_S + 1) * 1000 - Date.now())));
     const res = await request(`${t.url}/api/v1/auth/verify`, { token: u.token });
     expectProblem(res, 401, 'token_expired');
     expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="token expired"');
     const renewed = await request(`${t.url}/api/v1/auth/refresh`, { body: { refreshToken: u.refreshToken } });
     expect(renewed.status).toBe(200);
-    expect(renewed.body.expires_in).toBe(1);
+    expect(renewed.body.expires_in).toBe(TTL_S);
   });
 });
 

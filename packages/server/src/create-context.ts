@@ -20,7 +20,8 @@ import { buildModelRegistry } from './providers/build-registry.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
 import { StoreUsageMeter } from './modules/usage/usage-meter.js';
-import { VerificationService } from './modules/verify/verification-service.js';
+import { schedulerLimits, VerificationService } from './modules/verify/verification-service.js';
+import { RedisVerifyScheduler } from './modules/verify/redis-verify-scheduler.js';
 import { ProjectsService } from './modules/projects/projects-service.js';
 import { AgentsService } from './modules/agents/agents-service.js';
 import { WorkflowsService } from './modules/workflows/workflows-service.js';
@@ -60,7 +61,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
   generation.attachUsage(new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`)));
-  generation.attachVerifier(new VerificationService(config));
+  // With Redis, the per-organization verification caps hold across every instance (redis-verify-scheduler.ts).
+  generation.attachVerifier(new VerificationService(config, redis ? new RedisVerifyScheduler(redis, schedulerLimits(config), { prefix }) : undefined));
   const agents = new AgentsService(store, models);
   const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
@@ -93,6 +95,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
   await ctx.models.close();
+  await ctx.generation.verification?.close();
   await ctx.limits.close();
   await ctx.revocations.close();
   if (ctx.redis) await ctx.redis.quit().catch(() => ctx.redis?.disconnect());

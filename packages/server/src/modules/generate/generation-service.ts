@@ -118,8 +118,8 @@ export class GenerationService {
       subject: principal, model: effective, messages, maxTokens: body.max_tokens, temperature: body.temperature,
       hints: { language: requested, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}) },
     };
-    // A verifying request takes its verification place first: a full queue is a 429 before any token is held or spent.
-    const ticket = body.verify && this.verifier ? this.verifier.admit(principal.org.id) : undefined;
+    // A verifying request takes its verification place first (across instances with Redis): a full queue is a 429 before any token is held or spent.
+    const ticket = body.verify && this.verifier ? await this.verifier.admit(principal.org.id) : undefined;
     // Reserved last, so a refused request holds nothing; a 429 here is still a plain HTTP answer on the SSE path.
     let reservation: TokenReservation;
     try {

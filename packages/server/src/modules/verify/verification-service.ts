@@ -5,7 +5,7 @@ import { needsInstall, planInstall, runWithInstall } from './install-phase.js';
 import { countTests, recipeFor, unsupportedReason } from './recipes.js';
 import { SandboxRunner, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
-import { VerifyScheduler, type VerifyTicket } from './verify-scheduler.js';
+import { VerifyScheduler, type VerifyScheduling, type VerifyTicket } from './verify-scheduler.js';
 
 export type { VerifyTicket } from './verify-scheduler.js';
 
@@ -41,15 +41,16 @@ export const NO_TESTS_REASON = 'no test ran: the test command found no tests, so
 /**
  * Runs a language's checks over generated files in the sandbox: CODELOOM_VERIFY_CONCURRENCY at a time per
  * instance, CODELOOM_VERIFY_PER_ACCOUNT of one organization, CODELOOM_VERIFY_QUEUE more waiting
- * (verify-scheduler.ts).
+ * (verify-scheduler.ts in memory; redis-verify-scheduler.ts across the instances sharing REDIS_URL).
  */
 export class VerificationService {
   private ready: Promise<{ runner: SandboxRunner; tools: Toolchains }> | undefined;
   /** Who runs next, and whether a verifying request is admitted at all. */
-  readonly scheduler: VerifyScheduler;
+  readonly scheduler: VerifyScheduling;
 
-  constructor(private readonly config: Config) {
-    this.scheduler = new VerifyScheduler({ concurrency: config.verifyConcurrency, perAccount: config.verifyPerAccount, queue: config.verifyQueue, maxRetryAfterS: config.verifyTimeout });
+  /** Without a scheduler, this instance's own in memory (see `schedulerLimits` for one of another kind). */
+  constructor(private readonly config: Config, scheduler?: VerifyScheduling) {
+    this.scheduler = scheduler ?? new VerifyScheduler(schedulerLimits(config));
   }
 
   /**
@@ -57,8 +58,13 @@ export class VerificationService {
    * with Retry-After when CODELOOM_VERIFY_PER_ACCOUNT + CODELOOM_VERIFY_QUEUE of its requests are already in
    * progress. Pass it to every `verify` of the request and `release` it when the request ends.
    */
-  admit(org: string): VerifyTicket {
+  async admit(org: string): Promise<VerifyTicket> {
     return this.scheduler.admit(org);
+  }
+
+  /** Stops the scheduler's timers and connections. */
+  close(): Promise<void> {
+    return this.scheduler.close();
   }
 
   /** The settings it runs under. */
@@ -111,9 +117,13 @@ export class VerificationService {
     if ('unsupported' in recipe) return done({ ...base, status: 'unsupported', reason: recipe.unsupported, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0 });
 
     const ticket = options.ticket ?? this.scheduler.background(options.org);
+    let acquired = false;
     try {
-      // Waits its turn; a caller gone meanwhile never starts (CancelledError).
+      // Waits its turn; a caller gone meanwhile never starts (CancelledError); no turn to be had (Redis unreachable) is the request's 503.
       await ticket.acquire(options.signal);
+      acquired = true;
+      // The sandbox stops when the caller leaves, or when the scheduler takes the slot back (it could not keep it in Redis).
+      const signal = ticket.revoked && options.signal ? AbortSignal.any([options.signal, ticket.revoked]) : ticket.revoked ?? options.signal;
       const install = this.config.verifyInstall && needsInstall(language, files);
       await options.onEvent?.({ event: 'verify_started', data: { attempt: options.attempt, checks: [...(install ? ['install'] : []), ...recipe.checks.map((c) => c.name)] } });
       let streamed = 0;
@@ -141,12 +151,13 @@ export class VerificationService {
         run = { checks: skipped() };
       } else if (plan) {
         try { stillWanted(); } catch (error) { await plan.close(); throw error; }
-        const whole = await runWithInstall(runner, plan, files, recipe.checks, { signal: options.signal, limits, onOutput: onOutput(1) });
+        const whole = await runWithInstall(runner, plan, files, recipe.checks, { signal, limits, onOutput: onOutput(1) });
         installCheck = whole.checks[0]!;
         run = { checks: whole.checks.slice(1) };
       } else {
-        run = await runner.run(files, recipe.checks, { signal: options.signal, limits, onOutput: onOutput(0) });
+        run = await runner.run(files, recipe.checks, { signal, limits, onOutput: onOutput(0) });
       }
+      if (ticket.revoked?.aborted && !options.signal?.aborted) throw ticket.revoked.reason;
       // The sandbox is done: the slot goes to the next waiter while the events drain.
       ticket.finish();
       await Promise.all(pending);
@@ -161,7 +172,7 @@ export class VerificationService {
         checks: all.map(publicCheck), tests, duration_ms: Date.now() - started,
       });
     } catch (error) {
-      if (options.signal?.aborted || error instanceof CancelledError) throw error;
+      if (!acquired || options.signal?.aborted || error instanceof CancelledError) throw error;
       // The self-test passed, so the sandbox broke on the way (bwrap could not start, the driver died): `error`.
       const reason = error instanceof Error ? error.message : String(error);
       return done({ ...base, status: 'error', reason, checks: [], tests: { passed: 0, failed: 0 }, duration_ms: Date.now() - started });
@@ -175,4 +186,9 @@ export class VerificationService {
 
 function publicCheck(c: CheckRun) {
   return { name: c.name, command: c.command, exit_code: c.exit_code, duration_ms: c.duration_ms, output: c.output, ...(c.killed ? { killed: c.killed } : {}), ...(c.skipped ? { skipped: true } : {}) };
+}
+
+/** The scheduler's caps from the settings. */
+export function schedulerLimits(config: Config) {
+  return { concurrency: config.verifyConcurrency, perAccount: config.verifyPerAccount, queue: config.verifyQueue, maxRetryAfterS: config.verifyTimeout };
 }

@@ -12,24 +12,77 @@ export interface SchedulerLimits {
   maxRetryAfterS?: number;
 }
 
-type TicketState = 'idle' | 'waiting' | 'running' | 'released';
+export type TicketState = 'idle' | 'waiting' | 'running' | 'released';
+
+/**
+ * One place in a verification scheduler. A request that verifies takes one up front (`admit`), before its
+ * model call, and keeps it until it ends: `idle` while the model writes or repairs, `waiting` for a slot,
+ * `running` while its sandbox runs. Background work (workflow runs) takes one per verification.
+ */
+export interface VerifyTicket {
+  /** The organization it counts against. */
+  readonly org: string;
+  readonly status: TicketState;
+  /**
+   * Fires when the scheduler takes the slot back while the verification runs (the cluster-wide scheduler,
+   * when this instance could not keep its lease in Redis): the sandbox must stop. Never fires in memory.
+   */
+  readonly revoked?: AbortSignal | undefined;
+  /**
+   * Waits for a slot: the instance under CODELOOM_VERIFY_CONCURRENCY and the organization under its
+   * per-account cap, oldest ticket first. Rejects with CancelledError, never starting, when `signal` fires
+   * first (the ticket is then released). While running, the signal releases the slot at once.
+   */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** The verification ended: its slot goes to the next waiter; the ticket stays (a repair may verify again). */
+  finish(): void;
+  /** The owner is done (or gone): slot and place are given back. Idempotent. */
+  release(): void;
+}
+
+/** What runs and waits (on this instance). */
+export interface SchedulerStats { running: number; waiting: number; admitted: number }
+
+/**
+ * What the verification service asks of a scheduler: this file's VerifyScheduler (one instance, in memory)
+ * or RedisVerifyScheduler (redis-verify-scheduler.ts: the per-organization caps across every instance
+ * sharing REDIS_URL).
+ */
+export interface VerifyScheduling {
+  readonly limits: SchedulerLimits;
+  /** A verifying request's place, or 429 `rate_limited` with Retry-After when its organization has no place left. */
+  admit(org: string): VerifyTicket | Promise<VerifyTicket>;
+  /** Background work's ticket: waits its turn under the same caps, takes no place, is never refused. */
+  background(org: string | undefined): VerifyTicket;
+  /** What runs and waits on this instance: all, or one organization's. */
+  stats(org?: string): SchedulerStats;
+  /** Stops timers and connections of its own. */
+  close(): Promise<void>;
+}
+
+/** The 429 of a full organization: its caps, where they hold, and when to try again. */
+export function queueFull(limits: SchedulerLimits, seconds: number, where: string): AppError {
+  const cap = limits.perAccount + limits.queue;
+  return new AppError('rate_limited', `At most ${limits.perAccount} verification${limits.perAccount === 1 ? '' : 's'} of an organization run at once and ${limits.queue} more wait ${where}; this organization has ${cap} in progress. Try again in ${seconds} s.`, { headers: retryAfterHeader(seconds) });
+}
+
+/** Whole seconds of a Retry-After from the milliseconds a place should still be held: at least 1, at most the verification time limit. */
+export function retryAfterSeconds(limits: SchedulerLimits, leftMs: number): number {
+  return Math.min(wholeSeconds(leftMs / 1000), Math.max(1, limits.maxRetryAfterS ?? Infinity));
+}
 
 interface OrgState {
   /** Tickets of the organization holding a slot now (requests and background work). */
   running: number;
   /** Live request tickets (admitted, not released): at most perAccount + queue. */
-  admitted: Set<VerifyTicket>;
+  admitted: Set<MemoryVerifyTicket>;
 }
 
 /** A ticket's lifetime guessed before any ended (Retry-After of the first refusals). */
-const DEFAULT_LIFETIME_MS = 10_000;
+export const DEFAULT_LIFETIME_MS = 10_000;
 
-/**
- * One place in the verification scheduler. A request that verifies takes one up front (`admit`), before its
- * model call, and keeps it until it ends: `idle` while the model writes or repairs, `waiting` for a slot,
- * `running` while its sandbox runs. Background work (workflow runs) takes one per verification.
- */
-export class VerifyTicket {
+/** A place in the in-memory scheduler. */
+export class MemoryVerifyTicket implements VerifyTicket {
   /** @internal */ state: TicketState = 'idle';
   /** @internal */ wake: { resolve: () => void; reject: (error: Error) => void } | undefined;
   /** @internal */ unlisten: (() => void) | undefined;
@@ -51,37 +104,30 @@ export class VerifyTicket {
     return this.state;
   }
 
-  /**
-   * Waits for a slot: the instance under CODELOOM_VERIFY_CONCURRENCY and the organization under its
-   * per-account cap, oldest ticket first. Rejects with CancelledError, never starting, when `signal` fires
-   * first (the ticket is then released). While running, the signal releases the slot at once.
-   */
   acquire(signal?: AbortSignal): Promise<void> {
     return this.scheduler.acquire(this, signal);
   }
 
-  /** The verification ended: its slot goes to the next waiter; the ticket stays (a repair may verify again). */
   finish(): void {
     this.scheduler.finish(this);
   }
 
-  /** The owner is done (or gone): slot and place are given back. Idempotent. */
   release(): void {
     this.scheduler.release(this);
   }
 }
 
 /**
- * Admission and slots for verifications on one instance. A slot goes to the oldest waiting ticket whose
- * organization runs fewer than `perAccount`, so one organization's queue never holds back another whose
- * own slot is free. Each organization has at most `perAccount + queue` verifying requests admitted;
+ * Admission and slots for verifications on one instance, in memory (without REDIS_URL). A slot goes to the
+ * oldest waiting ticket whose organization runs fewer than `perAccount`, so one organization's queue never
+ * holds back another whose own slot is free. Each organization has at most `perAccount + queue` verifying requests admitted;
  * `admit` refuses one more with 429 `rate_limited` and a Retry-After.
  */
-export class VerifyScheduler {
+export class VerifyScheduler implements VerifyScheduling {
   private running = 0;
   private seq = 0;
   private readonly orgs = new Map<string, OrgState>();
-  private readonly waiting = new Set<VerifyTicket>();
+  private readonly waiting = new Set<MemoryVerifyTicket>();
   /** Moving average of how long a request's ticket lives (admission to release), for Retry-After. */
   private lifetimeMs: number | undefined;
 
@@ -91,14 +137,10 @@ export class VerifyScheduler {
    * A verifying request's place, taken before any work: `perAccount` of its organization may run and
    * `queue` more wait; beyond that a 429 `rate_limited` with Retry-After (when the oldest place should free).
    */
-  admit(org: string): VerifyTicket {
+  admit(org: string): MemoryVerifyTicket {
     const state = this.org(org);
-    const cap = this.limits.perAccount + this.limits.queue;
-    if (state.admitted.size >= cap) {
-      const seconds = this.retryAfter(state);
-      throw new AppError('rate_limited', `At most ${this.limits.perAccount} verification${this.limits.perAccount === 1 ? '' : 's'} of an organization run at once and ${this.limits.queue} more wait on this server; this organization has ${cap} in progress. Try again in ${seconds} s.`, { headers: retryAfterHeader(seconds) });
-    }
-    const ticket = new VerifyTicket(this, org, ++this.seq, true);
+    if (state.admitted.size >= this.limits.perAccount + this.limits.queue) throw queueFull(this.limits, this.retryAfter(state), 'on this server');
+    const ticket = new MemoryVerifyTicket(this, org, ++this.seq, true);
     state.admitted.add(ticket);
     return ticket;
   }
@@ -108,13 +150,13 @@ export class VerifyScheduler {
    * takes no queue place and is never refused (the run executor bounds how many runs execute). Without an
    * organization (internal callers) only the instance cap applies.
    */
-  background(org: string | undefined): VerifyTicket {
+  background(org: string | undefined): MemoryVerifyTicket {
     const seq = ++this.seq;
-    return new VerifyTicket(this, org ?? `\0internal:${seq}`, seq, false);
+    return new MemoryVerifyTicket(this, org ?? `\0internal:${seq}`, seq, false);
   }
 
   /** What runs and waits now: the instance's counts, or one organization's. */
-  stats(org?: string): { running: number; waiting: number; admitted: number } {
+  stats(org?: string): SchedulerStats {
     if (org !== undefined) {
       const state = this.orgs.get(org);
       return { running: state?.running ?? 0, waiting: [...this.waiting].filter((t) => t.org === org).length, admitted: state?.admitted.size ?? 0 };
@@ -124,8 +166,10 @@ export class VerifyScheduler {
     return { running: this.running, waiting: this.waiting.size, admitted };
   }
 
+  async close(): Promise<void> {}
+
   /** @internal */
-  acquire(ticket: VerifyTicket, signal: AbortSignal | undefined): Promise<void> {
+  acquire(ticket: MemoryVerifyTicket, signal: AbortSignal | undefined): Promise<void> {
     if (ticket.state === 'released') return Promise.reject(new Error('this verification ticket was released'));
     if (ticket.state !== 'idle') return Promise.reject(new Error(`this verification ticket is already ${ticket.state}`));
     if (signal?.aborted) {
@@ -148,7 +192,7 @@ export class VerifyScheduler {
   }
 
   /** @internal */
-  finish(ticket: VerifyTicket): void {
+  finish(ticket: MemoryVerifyTicket): void {
     if (ticket.state !== 'running') return;
     this.stop(ticket);
     ticket.state = 'idle';
@@ -156,7 +200,7 @@ export class VerifyScheduler {
   }
 
   /** @internal */
-  release(ticket: VerifyTicket): void {
+  release(ticket: MemoryVerifyTicket): void {
     if (ticket.state === 'released') return;
     const before = ticket.state;
     if (before === 'running') this.stop(ticket);
@@ -182,7 +226,7 @@ export class VerifyScheduler {
   /** Gives free slots to the oldest waiters whose organization is under its cap. */
   private pump(): void {
     while (this.running < this.limits.concurrency) {
-      let next: VerifyTicket | undefined;
+      let next: MemoryVerifyTicket | undefined;
       for (const t of this.waiting) {
         if ((this.orgs.get(t.org)?.running ?? 0) < this.limits.perAccount && (!next || t.seq < next.seq)) next = t;
       }
@@ -197,7 +241,7 @@ export class VerifyScheduler {
     }
   }
 
-  private stop(ticket: VerifyTicket): void {
+  private stop(ticket: MemoryVerifyTicket): void {
     ticket.unlisten?.();
     ticket.unlisten = undefined;
     this.running--;
@@ -226,7 +270,6 @@ export class VerifyScheduler {
     const now = this.now();
     let oldest = now;
     for (const t of state.admitted) oldest = Math.min(oldest, t.since);
-    const left = (this.lifetimeMs ?? DEFAULT_LIFETIME_MS) - (now - oldest);
-    return Math.min(wholeSeconds(left / 1000), Math.max(1, this.limits.maxRetryAfterS ?? Infinity));
+    return retryAfterSeconds(this.limits, (this.lifetimeMs ?? DEFAULT_LIFETIME_MS) - (now - oldest));
   }
 }

@@ -38,4 +38,11 @@ export function clearCredentials(): void {
   rmSync(file(), { force: true });
 }
 
+/** After a logout: the secrets go, the server stays, so the next `codeloom login` goes where the last one did. */
+export function forgetCredentials(): void {
+  const stored = loadCredentials();
+  if (stored?.baseUrl) saveCredentials({ baseUrl: stored.baseUrl });
+  else clearCredentials();
+}
+
 export const credentialsPath = file;

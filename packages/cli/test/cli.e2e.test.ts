@@ -166,11 +166,28 @@ describe('codeloom (client commands)', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('logout ends the session on the server and forgets the credentials', async () => {
-    const before = JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8'));
-    expect((await cli(['logout'])).code).toBe(0);
-    expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
+  it('logout ends the session on the server and forgets the credentials, but keeps the server URL', async () => {
+    const file = join(configDir, 'credentials.json');
+    const before = JSON.parse(readFileSync(file, 'utf8'));
+    const out = await cli(['logout']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(`Signed out of ${t.url}`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ baseUrl: t.url });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await request(`${t.url}/api/v1/auth/verify`, { token: before.accessToken })).status).toBe(401);
+
+    // Without --base-url or CODELOOM_BASE_URL the next commands still go to that server.
+    const bare = async (args: string[], input?: string) => {
+      const { CODELOOM_BASE_URL: _drop, ...rest } = env();
+      const child = execFile(process.execPath, [CLI, ...args], { env: rest, timeout: 30_000 });
+      if (input !== undefined) child.stdin!.end(input);
+      const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? 1)));
+      return code;
+    };
+    expect((await cli(['whoami'])).stderr).toMatch(/^codeloom: unauthorized: Not signed in/);
+    expect(await bare(['login', '--email', user.email], `${user.password}\n`)).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ baseUrl: t.url, email: user.email });
+    expect(await bare(['whoami'])).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { clientFor, print, resolveBaseUrl, UsageError, type GlobalFlags } from '../cli-context.js';
-import { clearCredentials, credentialsPath, loadCredentials, saveCredentials } from '../credentials-store.js';
+import { credentialsPath, forgetCredentials, loadCredentials, saveCredentials } from '../credentials-store.js';
 import { printPage, type Paging } from '../paging.js';
 import { describeLimits, parseKeyLimits, type KeyLimitFlags } from './key-limits.js';
 
@@ -52,11 +52,14 @@ export async function login(flags: GlobalFlags, opts: { email?: string; password
   return 0;
 }
 
+/** `codeloom logout`: ends the session on the server, forgets the tokens or key, keeps the server's URL. */
 export async function logout(flags: GlobalFlags): Promise<number> {
   const stored = loadCredentials();
-  if (stored?.accessToken) await clientFor(flags).auth.logout().catch(() => undefined);
-  clearCredentials();
-  print(flags, { success: true }, 'Signed out.');
+  if (stored?.accessToken) {
+    try { await clientFor(flags).auth.logout(); } catch { /* already ended, or unreachable: forget it here anyway */ }
+  }
+  forgetCredentials();
+  print(flags, { success: true }, stored?.baseUrl ? `Signed out of ${stored.baseUrl}.` : 'Signed out.');
   return 0;
 }
 

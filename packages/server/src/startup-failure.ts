@@ -24,8 +24,11 @@ export function listenSetting(error: unknown): string {
   return code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'HOST' : 'PORT';
 }
 
-/** "Codeloom failed to start: <setting>: <cause>", one line, no stack trace. */
+/**
+ * "Codeloom failed to start: <setting>: <cause>", no stack trace: one line,
+ * or for invalid settings one such line per problem (each stands on its own in a log).
+ */
 export function startupFailureLine(error: unknown): string {
-  if (error instanceof ConfigError) return `Codeloom failed to start: ${error.problems.join('; ')}`;
+  if (error instanceof ConfigError) return error.problems.map((p) => `Codeloom failed to start: ${p}`).join('\n');
   return `Codeloom failed to start: ${error instanceof StartupError ? error.message : reasonOf(error)}`;
 }

@@ -74,10 +74,21 @@ describe('start-up failures print one line naming the setting, and exit non-zero
     expectOneLine(await start({ PORT: String(busyPort) }), /^Codeloom failed to start: PORT: listen EADDRINUSE/);
   });
 
-  it('invalid settings, every one on the same line, exit 2', async () => {
+  it('invalid settings, one line each, exit 2', async () => {
     const result = await start({ PORT: 'abc', CODELOOM_ACCESS_TOKEN_TTL: '0', DATABASE_URL: 'not a url' });
-    expectOneLine(result, /^Codeloom failed to start: /);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).not.toMatch(/listening/);
+    expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+\)?$/m);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const setting of ['PORT', 'CODELOOM_ACCESS_TOKEN_TTL', 'DATABASE_URL']) expect(lines.filter((l) => new RegExp(`^Codeloom failed to start: ${setting}: \\S`).test(l))).toHaveLength(1);
+    expect(lines).toContain('Codeloom failed to start: PORT: must be an integer (got "abc")');
+  });
+
+  it('OPENAI_BASE_URL without CODELOOM_OPENAI_MODELS is refused, saying what to set', async () => {
+    const result = await start({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
     expect(result.code).toBe(2);
-    for (const setting of ['PORT', 'CODELOOM_ACCESS_TOKEN_TTL', 'DATABASE_URL']) expect(result.stderr).toContain(`${setting}: `);
+    expectOneLine(result, /^Codeloom failed to start: CODELOOM_OPENAI_MODELS: OPENAI_BASE_URL is set, so list the model ids to serve from it \(e\.g\. CODELOOM_OPENAI_MODELS=/);
+    expect((await start({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', CODELOOM_OPENAI_MODELS: ' , ' })).stderr).toContain('CODELOOM_OPENAI_MODELS: OPENAI_BASE_URL is set');
   });
 });

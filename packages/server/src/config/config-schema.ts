@@ -56,7 +56,7 @@ export const SETTINGS = [
   { env: 'CODELOOM_MAX_OUTPUT_TOKENS', key: 'maxOutputTokens', kind: 'int', default: '4096', min: 1, max: 32_768, doc: 'Output cap of an OpenAI-compatible, Anthropic or local model call whose request gives no max_tokens: sent upstream, enforced by Codeloom (an answer past it is cut, finish_reason length), and held from the token windows until the call settles.' },
   { env: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'url', doc: 'Base URL of an OpenAI-compatible server, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama).' },
   { env: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', secret: true, doc: 'API key sent to the OpenAI-compatible server.' },
-  { env: 'CODELOOM_OPENAI_MODELS', key: 'openaiModels', kind: 'list', doc: 'Comma list of model ids exposed through the OpenAI-compatible provider.' },
+  { env: 'CODELOOM_OPENAI_MODELS', key: 'openaiModels', kind: 'list', doc: 'Comma list of model ids exposed through the OpenAI-compatible provider; required with OPENAI_BASE_URL (the server refuses to start without it).' },
   { env: 'CODELOOM_OPENAI_FIM_MODELS', key: 'openaiFimModels', kind: 'list', doc: 'Comma list of CODELOOM_OPENAI_MODELS whose server takes fill-in-the-middle (`prompt` + `suffix`) on its legacy /v1/completions endpoint (Ollama, llama.cpp server, DeepSeek): /openai/v1/completions with a suffix is passed to them; any other model answers 400.' },
   { env: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'url', default: 'https://api.anthropic.com/v1', doc: 'Base URL of the Anthropic API.' },
   { env: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', secret: true, doc: 'Anthropic API key.' },

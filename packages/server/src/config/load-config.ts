@@ -62,6 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (out.databaseUrl && !/^postgres(ql)?:/.test(String(out.databaseUrl))) problems.push('DATABASE_URL: must be a postgres:// URL');
   if (out.redisUrl && !/^rediss?:/.test(String(out.redisUrl))) problems.push('REDIS_URL: must be a redis:// URL');
   if (out.openaiModels && !out.openaiBaseUrl) problems.push('CODELOOM_OPENAI_MODELS: set OPENAI_BASE_URL too');
+  // Without a model list the provider serves nothing and the server would run on the sandbox model alone, silently.
+  if (out.openaiBaseUrl && !(out.openaiModels as string[] | undefined)?.length) problems.push('CODELOOM_OPENAI_MODELS: OPENAI_BASE_URL is set, so list the model ids to serve from it (e.g. CODELOOM_OPENAI_MODELS=gpt-4o-mini), or unset OPENAI_BASE_URL');
   for (const id of (out.openaiFimModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_FIM_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
   if (problems.length) throw new ConfigError(problems);

@@ -78,7 +78,7 @@ export class ChannelRenewal {
     const fresh = this.transport.credential();
     if (this.stopped || !fresh || fresh === this.token) return;
     try {
-      this.send({ type: 'auth', token: fresh });
+      this.send({ type: 'auth', token: fresh, environment: this.transport.options.environment });
       this.pending = fresh;
     } catch { /* the connection closed meanwhile */ }
   }

@@ -102,9 +102,9 @@ export function streamUrl(baseUrl: string): string {
 
 /**
  * Opens `/api/v1/stream` and authenticates with a first `auth` frame (which
- * works in browsers, where the upgrade cannot carry headers). In the sandbox
- * the `X-Environment` header is passed as the `ws` package's options
- * argument (browsers ignore it; see the README). A session token that has
+ * works in browsers, where the upgrade cannot carry headers). The frame names
+ * the client's environment; in the sandbox the `X-Environment` header is also
+ * passed as the `ws` package's options argument (browsers ignore it). A session token that has
  * expired is refreshed before connecting, or once after the server refuses it as expired;
  * while the connection is open it is renewed before it expires (channel-renewal.ts).
  */
@@ -149,7 +149,8 @@ function connectOnce(transport: Transport, token: string, options: { signal?: Ab
     const cleanup = () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
 
     ws.onopen = () => {
-      try { ws.send(JSON.stringify({ type: 'auth', token })); } catch (e) { fail(CodeloomError.client('connection_error', undefined, e)); }
+      // The environment goes in the frame too: a browser's (or Node 22's global) WebSocket cannot send the header.
+      try { ws.send(JSON.stringify({ type: 'auth', token, environment: transport.options.environment })); } catch (e) { fail(CodeloomError.client('connection_error', undefined, e)); }
     };
     ws.onmessage = (ev) => {
       const frame = decode(ev.data);

@@ -2,6 +2,7 @@ import type { Run } from '@codeloom/protocol';
 import { AsyncQueue, openChannel, type Channel, type Frame } from './channel.js';
 import { CodeloomError, errorFromFrame } from './errors.js';
 import { normalizeGeneration } from './normalize.js';
+import { shouldRetry } from './retry.js';
 import { retryDelayMs, sleep, type Transport } from './transport.js';
 import type { GenerateParams, GenerationResult, RunEvent, StreamGenerateOptions } from './types.js';
 
@@ -74,11 +75,20 @@ export class GenerationStream implements AsyncIterable<string> {
       const channel = await openChannel(this.transport, { signal: this.controller.signal, ...(this.options.timeout ? { timeout: this.options.timeout } : {}) });
       if (this.finished) return channel.close();
       this.channel = channel;
-      channel.listen((frame) => this.onFrame(frame), (error) => this.fail(error));
+      channel.listen((frame) => this.onFrame(frame), (error) => this.onClosed(error));
       this.sendGenerate();
     } catch (error) {
-      this.fail(error);
+      // A connection that could not be opened (unreachable, a 429/5xx refusal) is retried like a request.
+      if (!this.retryLater(error, () => { void this.start(); })) this.fail(error);
     }
+  }
+
+  /** The connection closed before the result: before any token it is opened again within the retry budget. */
+  private onClosed(error: CodeloomError): void {
+    if (this.finished) return;
+    this.channel = undefined;
+    this.sent = false;
+    if (!this.retryLater(error, () => { void this.start(); })) this.fail(error);
   }
 
   private sendGenerate(): void {
@@ -103,20 +113,26 @@ export class GenerationStream implements AsyncIterable<string> {
       this.finish(normalizeGeneration(frame.data));
     } else if (frame.event === 'error') {
       const error = errorFromFrame(frame.data);
-      if (this.shouldRetry(error)) {
-        this.sent = false;
-        const attempt = this.retries++;
-        sleep(retryDelayMs(attempt, error.retryAfter), this.controller.signal).then(() => this.sendGenerate(), () => { /* cancelled meanwhile */ });
-        return;
-      }
-      this.fail(error);
+      this.sent = false;
+      if (!this.retryLater(error, () => this.sendGenerate())) this.fail(error);
     }
   }
 
-  private shouldRetry(error: CodeloomError): boolean {
-    const { maxRetries, maxRetryWait } = this.transport.options;
-    return error.code === 'rate_limited' && this.tokenCount === 0 && this.retries < maxRetries
-      && !this.controller.signal.aborted && (error.retryAfter ?? 0) * 1000 <= maxRetryWait;
+  /**
+   * Schedules `again` when `error` is worth repeating, by the rule and budget of HTTP requests
+   * (transport.ts): connection errors, timeouts, 408, 409 other than `conflict`, 429 and 5xx, at
+   * most `maxRetries` times per generation, waiting the same backoff (at least `Retry-After`) —
+   * but only before the first token (the text so far is never sent twice).
+   */
+  private retryLater(error: unknown, again: () => void): boolean {
+    const { maxRetries, maxRetryWait, onRetry } = this.transport.options;
+    if (!CodeloomError.isInstance(error) || this.tokenCount > 0 || this.retries >= maxRetries || this.controller.signal.aborted) return false;
+    if (!shouldRetry(error, undefined, { code: error.code }) || (error.retryAfter ?? 0) * 1000 > maxRetryWait) return false;
+    const delayMs = retryDelayMs(this.retries, error.retryAfter);
+    this.retries++;
+    onRetry?.({ error, attempt: this.retries, maxRetries, delayMs, method: 'GET', path: '/api/v1/stream' });
+    sleep(delayMs, this.controller.signal).then(again, () => { /* cancelled meanwhile */ });
+    return true;
   }
 
   private onAbort(): void {

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
 import {
   APIConnectionError, AuthenticationError, CodeGenClient, CodeloomError, ConflictError, InternalServerError, NotFoundError,
   PermissionDeniedError, RateLimitError, type RetryInfo,
@@ -71,6 +72,28 @@ describe('retries: connection errors, 408, 409, 429, 5xx', () => {
     expect(error!.headers?.['x-request-id']).toBe('req_service_unavailable');
   });
 
+  it('408, 409 and 429 share one budget with 5xx: a 408 then a 409 is retried to success; the budget spent, the last failure is thrown', async () => {
+    // Default maxRetries (2): the 409 after a 408 is retried like the 408 was.
+    script = [problem(408, 'request_timeout'), problem(409, 'lock_timeout'), ok];
+    const retries: RetryInfo[] = [];
+    expect((await client({ onRetry: (i) => retries.push(i) }).projects.list()).data).toEqual([]);
+    expect(retries.map((r) => [r.attempt, r.error.status])).toEqual([[1, 408], [2, 409]]);
+    // The documented backoff: 0.5 s, then 1 s (doubling, jitter up to half of it, capped at 1 s).
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(500);
+    expect(retries[0]!.delayMs).toBeLessThan(750);
+    expect(retries[1]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(retries[1]!.delayMs).toBeLessThan(1500);
+    expect(hits).toHaveLength(3);
+
+    // Three retryable failures with a budget of 2: three attempts, and the third failure (429) is what the caller gets.
+    hits = [];
+    const now = { 'retry-after': '0' };
+    script = [problem(409, 'lock_timeout', now), problem(408, 'request_timeout', now), problem(429, 'rate_limited', now), ok];
+    const e = await client().projects.list().then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(RateLimitError);
+    expect(hits).toHaveLength(3);
+  });
+
   it('per-call maxRetries overrides the client\'s; 4xx other than 408/409/429 are not retried', async () => {
     script = [problem(503, 'service_unavailable'), ok];
     const once = await client({ maxRetries: 0 }).projects.page(1, { maxRetries: 1 });
@@ -121,5 +144,63 @@ describe('retries: connection errors, 408, 409, 429, 5xx', () => {
     expect(e).toBeInstanceOf(APIConnectionError);
     expect(e).toMatchObject({ status: 0, code: 'connection_error' });
     expect(retries).toHaveLength(1);
+  });
+});
+
+describe('stream.generate retries before the first token, under the same rule and budget', () => {
+  let wss: WebSocketServer;
+  let url: string;
+  /** One entry per connection: what to answer each `generate` frame on it (an error frame's data, a close, or the result). */
+  let connections: Array<Array<{ status: number; code: string; retry_after?: number } | 'close' | 'complete'>> = [];
+  let generates = 0;
+  let opened = 0;
+  beforeAll(async () => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1', path: '/api/v1/stream' });
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    url = `http://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    wss.on('connection', (ws) => {
+      opened++;
+      const answers = connections.shift() ?? ['complete'];
+      ws.on('message', (raw) => {
+        const frame = JSON.parse(String(raw)) as { type: string; id?: string };
+        if (frame.type === 'auth') return ws.send(JSON.stringify({ event: 'connected', data: { connection_id: 'c', user_id: 'u' } }));
+        if (frame.type !== 'generate') return;
+        generates++;
+        const next = answers.shift() ?? 'complete';
+        if (next === 'close') return ws.terminate();
+        if (next === 'complete') {
+          ws.send(JSON.stringify({ event: 'token', id: frame.id, data: 'ok' }));
+          return ws.send(JSON.stringify({ event: 'complete', id: frame.id, data: { id: 'gen_1', code: 'ok', language: 'python', model: 'sandbox', tokens_used: 1, processing_time: 1, output: 'ok' } }));
+        }
+        ws.send(JSON.stringify({ event: 'error', id: frame.id, data: { ...next, message: next.code } }));
+      });
+    });
+  });
+  afterAll(async () => { for (const c of wss.clients) c.terminate(); await new Promise((r) => wss.close(r)); });
+  afterEach(() => { connections = []; generates = 0; opened = 0; });
+
+  const streamClient = (options: ConstructorParameters<typeof CodeGenClient>[0] = {}) => new CodeGenClient({ apiKey: 'cl_live_test', baseUrl: url, WebSocket, ...options });
+
+  it('a 503, a 408 and a 409 error frame are retried like HTTP answers; a dropped connection is opened again', async () => {
+    connections = [[{ status: 503, code: 'service_unavailable', retry_after: 0 }, { status: 408, code: 'request_timeout', retry_after: 0 }, 'close'], ['complete']];
+    const retries: RetryInfo[] = [];
+    const result = await streamClient({ maxRetries: 3, onRetry: (i) => retries.push(i) }).stream.generate({ prompt: 'x' }).result;
+    expect(result.output).toBe('ok');
+    expect(retries.map((r) => [r.attempt, r.error.status, r.path])).toEqual([[1, 503, '/api/v1/stream'], [2, 408, '/api/v1/stream'], [3, 0, '/api/v1/stream']]);
+    expect(generates).toBe(4);
+    expect(opened).toBe(2);
+  });
+
+  it('the budget is maxRetries in all (a 408 then a 409 with maxRetries 1 ends in the 409); a 409 `conflict` is not retried', async () => {
+    connections = [[{ status: 408, code: 'request_timeout', retry_after: 0 }, { status: 409, code: 'lock_timeout', retry_after: 0 }]];
+    const e = await streamClient({ maxRetries: 1 }).stream.generate({ prompt: 'x' }).result.then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(generates).toBe(2);
+
+    generates = 0;
+    connections = [[{ status: 409, code: 'conflict' }]];
+    const c = await streamClient().stream.generate({ prompt: 'x' }).result.then(() => undefined, (err: unknown) => err);
+    expect(c).toMatchObject({ status: 409, code: 'conflict' });
+    expect(generates).toBe(1);
   });
 });

@@ -72,6 +72,34 @@ describe('environment: "sandbox"', () => {
     expect((await prodStream.result).model).toBe('gpt-test');
   });
 
+  it('stream.generate and runs.watch in the sandbox over a WebSocket that cannot send headers (a browser\'s, Node 22\'s): the auth frame names the environment', async () => {
+    // Like the browser's WebSocket: the third argument (the `ws` package's options, with X-Environment) is dropped.
+    const frames: unknown[] = [];
+    class HeaderlessWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        const send = this.send.bind(this);
+        this.send = ((data: string) => { frames.push(JSON.parse(String(data))); send(data); }) as typeof this.send;
+      }
+    }
+    const { session, ip } = await newUser(t);
+    const sandbox = clientFor(t, { accessToken: session.accessToken }, { environment: 'sandbox', WebSocket: HeaderlessWebSocket as unknown as typeof WebSocket }, ip);
+    const stream = sandbox.stream.generate({ prompt: 'word counter CLI', language: 'python' });
+    for await (const _ of stream) { /* drain */ }
+    expect((await stream.result).model).toBe('sandbox');
+    expect(frames[0]).toMatchObject({ type: 'auth', environment: 'sandbox' });
+
+    // A sandbox run is found (a production connection would answer 404) and watched to its end.
+    const wf = await sandbox.workflows.create({ name: 'headerless', agents: [{ type: 'coder' }] });
+    const run = await sandbox.workflows.execute(wf.id, { task: 'hello world' });
+    const final = await sandbox.runs.watch(run.id).result;
+    expect(final).toMatchObject({ id: run.id, status: 'succeeded' });
+
+    const prod = clientFor(t, { accessToken: session.accessToken }, { WebSocket: HeaderlessWebSocket as unknown as typeof WebSocket }, ip);
+    expect((await prod.stream.generate({ prompt: 'x' }).result).model).toBe('gpt-test');
+    expect(frames.at(-2)).toMatchObject({ type: 'auth', environment: 'production' });
+  });
+
   it('runs.watch on a sandbox workflow run', async () => {
     const { session, ip } = await newUser(t);
     const sandbox = clientFor(t, { accessToken: session.accessToken }, { environment: 'sandbox' }, ip);

@@ -7,10 +7,13 @@
  * stops, and Redis unreachable is a 503. Every wait is bounded; nothing asserts on elapsed time.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, CancelledError, retryAfterOf } from '../../errors.js';
+import { loadConfig } from '../../config/load-config.js';
 import { createRedisClient } from '../../storage/redis-client.js';
+import { schedulerLimits, VerificationService } from './verification-service.js';
 import { RedisVerifyScheduler, type RedisSchedulerOptions } from './redis-verify-scheduler.js';
 import type { SchedulerLimits, VerifyTicket } from './verify-scheduler.js';
 
@@ -310,4 +313,44 @@ describe.skipIf(!REDIS)('RedisVerifyScheduler (two instances on one Redis)', () 
     expect(admitted.status).toBe('idle');
     admitted.release();
   });
+});
+
+/**
+ * The holder's side of a lost lease, through the verification service and a real sandbox: a verification
+ * whose place Redis lost while its checks run is stopped (its sandbox killed, no process of it left) and
+ * ends `error` saying so, instead of running on beyond the organization's cap.
+ */
+const sandbox = REDIS ? await new VerificationService(loadConfig({})).status() : { available: false, reason: 'TEST_REDIS_URL is not set' };
+if (REDIS && !sandbox.available) console.log(`skipping the lost-lease sandbox test: ${sandbox.reason}`);
+
+describe.skipIf(!REDIS || !sandbox.available)('a verification whose lease is lost while it runs', () => {
+  it('is stopped and ends `error`', async () => {
+    const marker = `lost-lease-sleeper-${randomBytes(5).toString('hex')}`;
+    const sleepers = () => readdirSync('/proc').filter((d) => {
+      try { return /^\d+$/.test(d) && readFileSync(`/proc/${d}/cmdline`, 'latin1').includes(marker) && readFileSync(`/proc/${d}/comm`, 'latin1').trim() !== 'bwrap'; } catch { return false; }
+    }).length;
+    const prefix = `test-verify-${randomBytes(6).toString('hex')}:`;
+    const redis = await createRedisClient(REDIS!, { commandTimeoutMs: 2_000 });
+    const config = loadConfig({ CODELOOM_VERIFY_TIMEOUT: '120' });
+    const scheduler = new RedisVerifyScheduler(redis, schedulerLimits(config), { prefix, leaseMs: 1_000, renewMs: 100 });
+    const service = new VerificationService(config, scheduler);
+    try {
+      const ticket = await service.admit('org_lost');
+      const files = [{ path: 'tests/test_slow.py', content: `import subprocess\nimport sys\nimport unittest\n\n\nclass TestSlow(unittest.TestCase):\n    def test_slow(self):\n        subprocess.run([sys.executable, '-c', 'import time; time.sleep(300)', '${marker}'])\n` }];
+      const result = service.verify('python', files, { attempt: 1, ticket, org: 'org_lost' });
+      await until(() => sleepers() === 1, 'the sleeper runs', 60_000);
+      await redis.del(...['lease', 'places', 'queue', 'running'].map((k) => `${prefix}verify:{org_lost}:${k}`));
+      const attempt = await result;
+      expect(attempt.status).toBe('error');
+      expect(attempt.reason).toMatch(/lost its place/);
+      await until(() => sleepers() === 0, 'the sandbox is gone', 10_000);
+      ticket.release();
+      await scheduler.settled();
+    } finally {
+      await service.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  }, 120_000);
 });

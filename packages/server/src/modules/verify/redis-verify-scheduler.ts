@@ -319,9 +319,9 @@ export class RedisVerifyScheduler implements VerifyScheduling {
     clearInterval(this.renewTimer);
     clearInterval(this.pollTimer);
     this.renewTimer = this.pollTimer = undefined;
-    const subscriber = this.subscriber;
+    // A subscriber has nothing to flush: dropped at once (a QUIT could wait for a Redis that is down).
+    this.subscriber?.disconnect();
     this.subscriber = undefined;
-    await subscriber?.quit().catch(() => subscriber.disconnect());
   }
 
   /** @internal */
@@ -413,7 +413,7 @@ export class RedisVerifyScheduler implements VerifyScheduling {
   /** In the line (Redis has it queued): offered this instance's free slots from now on. */
   private line(ticket: RedisTicket): void {
     this.waiting.add(ticket);
-    if (!ticket.local) {
+    if (!ticket.local && !this.closed) {
       this.subscribe();
       this.pollTimer ??= setInterval(() => {
         if (this.waiting.size) return this.pump();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '@codeloom/protocol';
@@ -164,6 +165,9 @@ describe('errors, headers and operational endpoints', () => {
     const doc = await anon('/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\.1\.\d+$/);
+    // /docs shows info.version: the release, as the packages say (it said 1.0.0 while they were 0.1.0).
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(doc.body.info.version).toBe(pkg.version);
     const routes = routesOf(t.server.app).filter(([m, p]) => p.startsWith('/api/v1/') && m !== 'HEAD');
     expect(routes).toContainEqual(['DELETE', '/api/v1/api-keys/:id']);
     expect(routes.length).toBeGreaterThanOrEqual(8);

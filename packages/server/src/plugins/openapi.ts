@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -25,13 +26,16 @@ export function modelCallErrorResponses(...statuses: number[]): Record<number, o
   return responses;
 }
 
+/** The server package's own version (src/plugins and dist/plugins both sit two folders below its package.json). */
+export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 export async function registerOpenApi(app: FastifyInstance, serverUrl: string) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Codeloom API',
-        version: '1.0.0',
+        version: SERVER_VERSION, // what /docs shows: the release, as in package.json
         description: [
           'Self-hosted code generation: accounts, API keys, rate limits, generation, streaming, projects, agents and workflows.',
           '',

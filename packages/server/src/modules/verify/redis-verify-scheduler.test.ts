@@ -142,7 +142,8 @@ describe.skipIf(!REDIS)('RedisVerifyScheduler (two instances on one Redis)', () 
     const { s, redis } = await instance({ queue: 7 });
     const acme = org('acme');
     const tickets = await Promise.all(Array.from({ length: 8 }, () => s.admit(acme)));
-    const places = await redis.zrange(`${prefix}verify:{${acme}}:places`, 0, -1, 'WITHSCORES');
+    // [member, score] pairs, flat or nested depending on the protocol version.
+    const places = (await redis.call('ZRANGE', `${prefix}verify:{${acme}}:places`, '0', '-1', 'WITHSCORES') as unknown[]).flat() as string[];
     const ids = places.filter((_, i) => i % 2 === 0);
     const scores = places.filter((_, i) => i % 2 === 1).map(Number);
     expect(ids).toEqual(tickets.map((t) => (t as unknown as { id: string }).id));

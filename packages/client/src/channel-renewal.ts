@@ -1,6 +1,15 @@
 import { errorFromFrame, type CodeloomError } from './errors.js';
 import type { Transport } from './transport.js';
 
+/**
+ * The `auth` frame for `token`. In the sandbox it says so: a browser's (or Node 22's global) WebSocket cannot
+ * send the X-Environment header. In production it names none, as HTTP requests send no header there: the
+ * credential decides (a `cl_test_` key or a sandbox session stays in the sandbox, where naming production is refused).
+ */
+export function authFrame(transport: Transport, token: string): Record<string, string> {
+  return transport.options.environment === 'sandbox' ? { type: 'auth', token, environment: 'sandbox' } : { type: 'auth', token };
+}
+
 /** Renew no later than this long before the access token expires. */
 const MAX_LEAD_MS = 30_000;
 /** Never renew more often than this (a token that looks expired already, e.g. under clock skew, must not cause a refresh loop). */
@@ -78,7 +87,7 @@ export class ChannelRenewal {
     const fresh = this.transport.credential();
     if (this.stopped || !fresh || fresh === this.token) return;
     try {
-      this.send({ type: 'auth', token: fresh, environment: this.transport.options.environment });
+      this.send(authFrame(this.transport, fresh));
       this.pending = fresh;
     } catch { /* the connection closed meanwhile */ }
   }

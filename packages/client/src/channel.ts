@@ -1,4 +1,4 @@
-import { ChannelRenewal } from './channel-renewal.js';
+import { ChannelRenewal, authFrame } from './channel-renewal.js';
 import { CodeloomError, errorFromFrame } from './errors.js';
 import type { Transport } from './transport.js';
 
@@ -102,8 +102,8 @@ export function streamUrl(baseUrl: string): string {
 
 /**
  * Opens `/api/v1/stream` and authenticates with a first `auth` frame (which
- * works in browsers, where the upgrade cannot carry headers). The frame names
- * the client's environment; in the sandbox the `X-Environment` header is also
+ * works in browsers, where the upgrade cannot carry headers). In the sandbox
+ * the frame says so (authFrame), and the `X-Environment` header is also
  * passed as the `ws` package's options argument (browsers ignore it). A session token that has
  * expired is refreshed before connecting, or once after the server refuses it as expired;
  * while the connection is open it is renewed before it expires (channel-renewal.ts).
@@ -149,8 +149,7 @@ function connectOnce(transport: Transport, token: string, options: { signal?: Ab
     const cleanup = () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
 
     ws.onopen = () => {
-      // The environment goes in the frame too: a browser's (or Node 22's global) WebSocket cannot send the header.
-      try { ws.send(JSON.stringify({ type: 'auth', token, environment: transport.options.environment })); } catch (e) { fail(CodeloomError.client('connection_error', undefined, e)); }
+      try { ws.send(JSON.stringify(authFrame(transport, token))); } catch (e) { fail(CodeloomError.client('connection_error', undefined, e)); }
     };
     ws.onmessage = (ev) => {
       const frame = decode(ev.data);

@@ -97,7 +97,12 @@ describe('environment: "sandbox"', () => {
 
     const prod = clientFor(t, { accessToken: session.accessToken }, { WebSocket: HeaderlessWebSocket as unknown as typeof WebSocket }, ip);
     expect((await prod.stream.generate({ prompt: 'x' }).result).model).toBe('gpt-test');
-    expect(frames.at(-2)).toMatchObject({ type: 'auth', environment: 'production' });
+    expect(frames.at(-2)).toEqual({ type: 'auth', token: session.accessToken });
+
+    // In production the frame names no environment, as HTTP sends no header: a cl_test_ key still streams in the sandbox.
+    const key = await clientFor(t, { accessToken: session.accessToken }, {}, ip).apiKeys.create({ name: 'test key', environment: 'sandbox' });
+    const keyClient = clientFor(t, { apiKey: key.key }, { WebSocket: HeaderlessWebSocket as unknown as typeof WebSocket }, ip);
+    expect((await keyClient.stream.generate({ prompt: 'x' }).result).model).toBe('sandbox');
   });
 
   it('runs.watch on a sandbox workflow run', async () => {

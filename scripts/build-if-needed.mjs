@@ -15,6 +15,12 @@ export function buildIfNeeded() {
     process.stderr.write('Build failed.\n');
     process.exit(result.status ?? 1);
   }
+  // The SDK's CommonJS flavour (packages/client/dist/index.cjs, esbuild; a few dozen milliseconds).
+  const cjs = spawnSync(process.execPath, [fileURLToPath(new URL('../packages/client/build-cjs.mjs', import.meta.url))], { cwd: root, stdio: ['inherit', 2, 'inherit'] });
+  if (cjs.status !== 0) {
+    process.stderr.write('SDK CommonJS build failed.\n');
+    process.exit(cjs.status ?? 1);
+  }
   // The dashboard's static assets (esbuild; skipped when nothing in packages/web or the SDK changed).
   const web = spawnSync(process.execPath, [fileURLToPath(new URL('../packages/web/build.mjs', import.meta.url)), '--if-needed'], { cwd: root, stdio: ['inherit', 2, 'inherit'] });
   if (web.status !== 0) {

@@ -7,4 +7,10 @@ if (process.env.npm_lifecycle_event === 'cli' && process.argv.includes('--json')
   process.stderr.write('codeloom: npm printed its banner on standard output: use `npm run --silent cli -- …` for clean --json output\n');
 }
 buildIfNeeded();
+// npm runs a script in the package's folder; INIT_CWD is where `npm run` was typed. Client commands run there, so
+// `--out ./todos` (and any relative path) means what it says; server commands stay in the checkout, whose ./data
+// is the server's default database folder.
+const SERVER_SIDE = new Set(['serve', 'migrate', 'admin', 'eval']);
+const command = process.argv.slice(2).find((a) => !a.startsWith('-'));
+if (process.env.INIT_CWD && !SERVER_SIDE.has(command ?? '')) process.chdir(process.env.INIT_CWD);
 await import('../packages/cli/dist/main.js');

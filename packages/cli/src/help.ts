@@ -40,4 +40,5 @@ Global options:
 
 Credentials: codeloom login, or $CODELOOM_API_KEY. Errors print one line "codeloom: CODE: detail" and exit non-zero (2 for usage errors).
 Failed requests (rate limits, 5xx, dropped connections) are retried twice; standard error says so, with the seconds left.
-From the repository: npm run --silent cli -- COMMAND (--silent keeps npm's banner off standard output, so --json stays clean).`;
+Installed from npm or the release tarballs, codeloom is the client; the server side runs from a Codeloom checkout:
+npm run --silent cli -- COMMAND (--silent keeps npm's banner off standard output, so --json stays clean).`;

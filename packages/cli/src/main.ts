@@ -69,7 +69,10 @@ async function main(argv: string[]): Promise<number> {
   }
   // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
   if (command === 'eval') return (await import('./eval-command.js')).evalCommand({ model: v.model, samples: v.samples, only: v.only, json: v.out });
-  if (SERVER_COMMANDS.has(command)) return (await import('./server-commands.js')).runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit });
+  if (SERVER_COMMANDS.has(command)) {
+    const server = await loadServerCommands(command);
+    return server ? server.runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit }) : 2;
+  }
   const flags: GlobalFlags = { json: v.json ?? false, sandbox: v.sandbox ?? false, baseUrl: v['base-url'] };
   const paging = parsePaging(v.page, v.limit);
   switch (command) {
@@ -87,6 +90,23 @@ async function main(argv: string[]): Promise<number> {
     case 'models': return models(flags);
     case 'usage': return usage(flags, rest, { from: v.from, to: v.to, by: v.by });
     default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);
+  }
+}
+
+/**
+ * serve, migrate and admin run the server's own code (@codeloom/server: Fastify, the database drivers), which is
+ * not published: the `codeloom` installed from npm (or from the release tarballs) is the client only, and says
+ * where those commands run instead of failing on a missing module.
+ */
+async function loadServerCommands(command: string): Promise<typeof import('./server-commands.js') | undefined> {
+  try {
+    return await import('./server-commands.js');
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('@codeloom/server')) throw error;
+    process.stderr.write(`codeloom: ${command} runs on the server, and this codeloom is the client command only (the server is not an installed package).\n`
+      + `  Run it where the server is installed, from its Codeloom checkout: npm run --silent cli -- ${command === 'serve' ? 'serve (or npm start)' : `${command} …`} (see docs/operations.md).\n`);
+    return undefined;
   }
 }
 

@@ -36,13 +36,25 @@ console.log(JSON.stringify({ email: identity.user.email, environment: identity.c
   notFound: missing instanceof NotFoundError && CodeloomError.isInstance(missing), codes: Object.keys(ERROR_CODES).length > 0, legacy: typeof Codeloom }));
 `;
 
-const CJS = `// CommonJS: require() of the ES module (Node 20.19+ and 22.12+), and import() everywhere.
-const viaRequire = process.features.require_module ? require('@codeloom/client') : undefined;
-import('@codeloom/client').then(async (sdk) => {
-  const client = new sdk.CodeGenClient({ environment: 'sandbox' }); // key and address from the environment
-  const identity = await client.authenticate();
-  console.log(JSON.stringify({ email: identity.user.email, required: viaRequire ? viaRequire.CodeGenClient === sdk.CodeGenClient : 'skipped' }));
+const CJS = `// CommonJS: require() loads the CommonJS build (dist/index.cjs, any Node 20); import() the ES module.
+const viaRequire = require('@codeloom/client');
+const client = new viaRequire.CodeGenClient({ environment: 'sandbox' }); // key and address from the environment
+client.authenticate().then(async (identity) => {
+  const sdk = await import('@codeloom/client');
+  console.log(JSON.stringify({ email: identity.user.email, required: require.resolve('@codeloom/client').endsWith('index.cjs'), sameNames: Object.keys(viaRequire).sort().join() === Object.keys(sdk).sort().join() }));
 }).catch((e) => { console.error(e); process.exit(1); });
+`;
+
+/** A CommonJS TypeScript caller (.cts under NodeNext): the require condition's types (dist/index.d.cts). */
+const CTS = `import { CodeGenClient, CodeloomError, type GenerationResult } from '@codeloom/client';
+import sdk = require('@codeloom/client');
+const client = new CodeGenClient({ apiKey: 'k', environment: 'sandbox' });
+export async function count(): Promise<number> {
+  const result: GenerationResult = await client.generate({ prompt: 'x' });
+  return result.files.length + (CodeloomError.isInstance(null) ? 1 : 0) + (typeof sdk.default === 'function' ? 1 : 0);
+}
+// @ts-expect-error an unknown environment is a type error here too
+new CodeGenClient({ environment: 'staging' });
 `;
 
 const TS = `import { CodeGenClient, Codeloom, CodeloomError, RateLimitError, type GenerationResult, type Project, type VerifyResponse } from '@codeloom/client';
@@ -96,6 +108,7 @@ describe('@codeloom/client as an installed package', () => {
       const paths = p.files.map((f) => f.path);
       expect(paths).toContain('dist/index.js');
       expect(paths).toContain('dist/index.d.ts');
+      if (p === client) for (const f of ['dist/index.cjs', 'dist/index.d.cts']) expect(paths).toContain(f);
       expect(paths).toContain('README.md');
       expect(paths.some((f) => f.includes('.test.') || f.endsWith('.tsbuildinfo'))).toBe(false);
     }
@@ -119,13 +132,13 @@ describe('@codeloom/client as an installed package', () => {
 
     writeFileSync(join(project, 'cjs.cjs'), CJS);
     const cjs = JSON.parse((await run(process.execPath, ['--no-warnings', 'cjs.cjs'], { cwd: project, env, timeout: 30_000 })).stdout);
-    expect(cjs.email).toBe(email);
-    expect(cjs.required === true || cjs.required === 'skipped').toBe(true);
+    expect(cjs).toEqual({ email, required: true, sameNames: true });
 
     writeFileSync(join(project, 'consumer.ts'), TS);
+    writeFileSync(join(project, 'consumer-cjs.cts'), CTS);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, lib: ['ES2022', 'DOM'], types: [] },
-      files: ['consumer.ts'],
+      files: ['consumer.ts', 'consumer-cjs.cts'],
     }));
     const tsc = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project, env, timeout: 60_000 }).then(() => ({ code: 0, out: '' }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
     expect(tsc.out).toBe('');

@@ -127,6 +127,23 @@ describe.skipIf(!canPack)('the release tarballs installed globally, offline, in 
     expect(existsSync(join(scratch, 'generated'))).toBe(false);
     expect(existsSync(join(prefix, 'generated'))).toBe(false);
 
+    // From a checkout, `npm run cli` runs in the repository root; INIT_CWD (where `npm run` was typed) is where a
+    // relative --out lands, as it does for the installed command.
+    const fromNpm = join(scratch, 'work', 'npm-run');
+    mkdirSync(fromNpm, { recursive: true });
+    const viaScript = await sh(process.execPath, [join(ROOT, 'scripts/cli.mjs'), 'generate', 'CLI that counts words', '--language', 'python', '--out', 'generated'], { cwd: ROOT, env: env({ INIT_CWD: fromNpm }), timeout: 60_000 });
+    expect(viaScript.code, viaScript.stderr).toBe(0);
+    expect(readdirSync(join(fromNpm, 'generated'), { recursive: true }).length).toBeGreaterThan(0);
+    // The README's alias, `node CHECKOUT/scripts/cli.mjs`, typed in another directory (no npm, so no INIT_CWD).
+    const fromAlias = join(scratch, 'work', 'alias');
+    mkdirSync(fromAlias, { recursive: true });
+    const aliasEnv = env();
+    delete aliasEnv.INIT_CWD;
+    const viaAlias = await sh(process.execPath, [join(ROOT, 'scripts/cli.mjs'), 'generate', 'CLI that counts words', '--language', 'python', '--out', 'generated'], { cwd: fromAlias, env: aliasEnv, timeout: 60_000 });
+    expect(viaAlias.code, viaAlias.stderr).toBe(0);
+    expect(readdirSync(join(fromAlias, 'generated'), { recursive: true }).length).toBeGreaterThan(0);
+    expect(existsSync(join(ROOT, 'generated'))).toBe(false);
+
     for (const command of ['migrate', 'admin']) {
       const server = await codeloom(command === 'admin' ? ['admin', 'users'] : [command]);
       expect(server.code).toBe(2);

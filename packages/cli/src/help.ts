@@ -18,7 +18,7 @@ export const COMMAND_HELP = lookupTable<string>({
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
   eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
-  usage: 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]\n  Model calls and tokens of your account in this environment (--sandbox: the sandbox\'s), per UTC day (default), model or API key;\n  from and to are inclusive (default: the last 30 days). A table with a total row; --json prints the API\'s report.',
+  usage: 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]\n  Model calls, tokens and cost (USD, to the micro-dollar) of your account in this environment (--sandbox: the sandbox\'s), per UTC day (default), model or API key;\n  from and to are inclusive (default: the last 30 days). A table with a total row; --json prints the API\'s report.',
 });
 
 export const OVERVIEW = `codeloom — the Codeloom command line

@@ -31,7 +31,8 @@ describe('codeloom (client commands)', () => {
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('build first: npm run build');
-    t = await startTestServer();
+    // The sandbox model priced (1.25 USD per million prompt tokens, 2.5 per million completion tokens) so `usage` shows a cost.
+    t = await startTestServer({ env: { CODELOOM_MODEL_PRICES: JSON.stringify({ sandbox: { input: 1.25, output: 2.5 } }) } });
     configDir = mkdtempSync(join(tmpdir(), 'codeloom-cli-'));
     user = await registerUser(t.url, { ip: '10.44.0.1' });
   });
@@ -133,8 +134,13 @@ describe('codeloom (client commands)', () => {
     expect(byDay.stdout).toContain(`Usage ${today} to ${today} (production), per day`);
     const totals = (await request(`${t.url}/api/v1/usage?from=${today}&to=${today}`, { token: user.token })).body.totals;
     const n = (x: number) => x.toLocaleString('en-US');
-    expect(byDay.stdout).toMatch(new RegExp(`^DAY +REQUESTS +FAILED +PROMPT +COMPLETION +TOTAL TOKENS$`, 'm'));
-    expect(byDay.stdout).toMatch(new RegExp(`^${today} +${n(totals.requests)} +${n(totals.failed_requests)} +${n(totals.prompt_tokens)} +${n(totals.completion_tokens)} +${n(totals.total_tokens)}$`, 'm'));
+    expect(byDay.stdout).toMatch(new RegExp(`^DAY +REQUESTS +FAILED +PROMPT +COMPLETION +TOTAL TOKENS +COST \\(USD\\)$`, 'm'));
+    // The cost, to the micro-dollar: each call rounded half up, so close to (but not always exactly) the tokens at the price.
+    expect(totals.cost_usd).toBeGreaterThan(0);
+    expect(Math.abs(totals.cost_usd - (totals.prompt_tokens * 1.25 + totals.completion_tokens * 2.5) / 1e6)).toBeLessThanOrEqual(totals.requests * 0.5e-6 + 1e-12);
+    const cost = totals.cost_usd.toFixed(6).replace('.', '\\.');
+    expect(byDay.stdout).toMatch(new RegExp(`^${today} +${n(totals.requests)} +${n(totals.failed_requests)} +${n(totals.prompt_tokens)} +${n(totals.completion_tokens)} +${n(totals.total_tokens)} +${cost}$`, 'm'));
+    expect(byDay.stdout).toMatch(new RegExp(`^total +${n(totals.requests)} .* ${cost}$`, 'm'));
     expect(byDay.stdout).toMatch(new RegExp(`^total +${n(totals.requests)} `, 'm'));
     expect((await cli(['usage', '--by', 'api_key'])).stdout).toMatch(/^\(session \/ OAuth\) +\d/m);
     expect((await cli(['usage', '--from', '2000-01-01', '--to', '2000-01-02'])).stdout).toContain('(no model calls in this period)');

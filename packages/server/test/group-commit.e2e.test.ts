@@ -46,7 +46,7 @@ describe.each(dialects)('group commit of generations on $name', ({ dialect }) =>
     const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord => ({
       id: newId('gen'), userId: user.user.id, environment: 'production', projectId: null, model: 'sandbox', language: 'python',
       prompt: 'batch', request: { context: {} }, output: 'print(1)\n', files: [{ path: 'main.py', content: 'print(1)\n' }], code: 'print(1)\n',
-      promptTokens: 3, completionTokens: 4, processingMs: 1, finishReason: 'stop', createdAt: nowIso(), ...overrides,
+      promptTokens: 3, completionTokens: 4, processingMs: 1, finishReason: 'stop', createdAt: nowIso(), costMicros: 7, ...overrides,
     });
     const good = Array.from({ length: 8 }, () => record());
     const unknownUser = record({ userId: 'usr_nobody' }); // foreign key refuses it
@@ -68,12 +68,12 @@ describe.each(dialects)('group commit of generations on $name', ({ dialect }) =>
     const store = t.server.ctx.store;
     const model = `batch-model-${dialect}`;
     const usage = (userId: string, day: string, promptTokens: number, failed = false) => ({
-      userId, environment: 'production' as const, apiKeyId: null, model, day, failed, promptTokens, completionTokens: 2,
+      userId, environment: 'production' as const, apiKeyId: null, model, day, failed, promptTokens, completionTokens: 2, costMicros: promptTokens * 3,
     });
     const generation = (): GenerationRecord => ({
       id: newId('gen'), userId: user.user.id, environment: 'production', projectId: null, model, language: 'python',
       prompt: 'mixed batch', request: { context: {} }, output: 'x', files: [], code: 'x',
-      promptTokens: 1, completionTokens: 2, processingMs: 1, finishReason: 'stop', createdAt: nowIso(),
+      promptTokens: 1, completionTokens: 2, processingMs: 1, finishReason: 'stop', createdAt: nowIso(), costMicros: 0,
     });
     const usageOf = async (userId: string, day: string) => store.usage.summarize(userId, 'production', day, day, 'model');
 
@@ -81,7 +81,7 @@ describe.each(dialects)('group commit of generations on $name', ({ dialect }) =>
     const first = Array.from({ length: 3 }, generation);
     await Promise.all([...first.map((g) => store.generations.insert(g)), ...[1, 2, 3].map((n) => store.usage.record(usage(user.user.id, '2031-01-01', n)))]);
     for (const g of first) expect(await store.generations.get(user.user.id, 'production', g.id)).toEqual(g);
-    expect(await usageOf(user.user.id, '2031-01-01')).toEqual([{ key: model, requests: 3, failedRequests: 0, promptTokens: 6, completionTokens: 6 }]);
+    expect(await usageOf(user.user.id, '2031-01-01')).toEqual([{ key: model, requests: 3, failedRequests: 0, promptTokens: 6, completionTokens: 6, costMicros: 18 }]);
 
     // One turn with a usage row of an unknown account: the batch is written again row by row, only that row fails.
     const second = Array.from({ length: 5 }, generation);
@@ -93,7 +93,7 @@ describe.each(dialects)('group commit of generations on $name', ({ dialect }) =>
     ]);
     expect(outcomes.map((o) => o.status)).toEqual([...Array(10).fill('fulfilled'), 'rejected', 'fulfilled']);
     for (const g of second) expect(await store.generations.get(user.user.id, 'production', g.id)).toEqual(g);
-    expect(await usageOf(user.user.id, '2031-01-02')).toEqual([{ key: model, requests: 6, failedRequests: 1, promptTokens: 25, completionTokens: 12 }]);
+    expect(await usageOf(user.user.id, '2031-01-02')).toEqual([{ key: model, requests: 6, failedRequests: 1, promptTokens: 25, completionTokens: 12, costMicros: 75 }]);
     expect(await usageOf('usr_nobody', '2031-01-02')).toEqual([]);
   });
 });

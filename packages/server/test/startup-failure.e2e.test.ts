@@ -85,6 +85,22 @@ describe('start-up failures print one line naming the setting, and exit non-zero
     expect(lines).toContain('Codeloom failed to start: PORT: must be an integer (got "abc")');
   });
 
+  it('a bad CODELOOM_MODEL_PRICES (bad JSON, wrong shape, a negative price, an unknown model) is refused, one line each', async () => {
+    const bad = async (value: string, pattern: RegExp, code = 2) => {
+      const result = await start({ CODELOOM_MODEL_PRICES: value });
+      expect(result.code, result.stderr).toBe(code);
+      expectOneLine(result, pattern);
+    };
+    await bad('{"sandbox": {input: 1}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: not valid JSON \(.+\); expected \{"<model>": \{"input": 2\.5/);
+    await bad('[1, 2]', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: must be a JSON object of model id/);
+    await bad('{"sandbox": {"input": 1, "output": 2, "cahced_input": 0.5}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: "sandbox": unknown field "cahced_input" \(allowed: input, output, cached_input\)$/);
+    await bad('{"sandbox": {"input": -1, "output": 2}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: "sandbox"\.input must not be negative \(got -1\)$/);
+    await bad('{"sandbox": {"input": "2.5", "output": 10}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: "sandbox"\.input must be a number \(got "2\.5"\)$/);
+    await bad('{"sandbox": {"input": 1}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: "sandbox"\.output is required/);
+    // The shape is right but the model is not configured: refused once the models are known (exit 1, like other start failures).
+    await bad('{"gpt-4o": {"input": 2.5, "output": 10}}', /^Codeloom failed to start: CODELOOM_MODEL_PRICES: unknown model "gpt-4o"; configured: sandbox$/, 1);
+  });
+
   it('OPENAI_BASE_URL without CODELOOM_OPENAI_MODELS is refused, saying what to set', async () => {
     const result = await start({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
     expect(result.code).toBe(2);

@@ -12,10 +12,13 @@ export function table(head: string[], rows: string[][]): string {
   return [line(head), ...rows.map(line)].join('\n');
 }
 
-const counts = (r: Omit<UsageRow, 'day' | 'model' | 'api_key_id'>) =>
-  [r.requests, r.failed_requests, r.prompt_tokens, r.completion_tokens, r.total_tokens].map((n) => n.toLocaleString('en-US'));
+/** USD to the micro-dollar (what the server keeps), e.g. 0.012345; 0 from a server without prices. */
+export const usd = (n: number | undefined) => (n ?? 0).toFixed(6);
 
-/** `codeloom usage`: model calls and tokens of the signed-in account (in its environment), per day, model or API key. */
+const counts = (r: Omit<UsageRow, 'day' | 'model' | 'api_key_id'>) =>
+  [...[r.requests, r.failed_requests, r.prompt_tokens, r.completion_tokens, r.total_tokens].map((n) => n.toLocaleString('en-US')), usd(r.cost_usd)];
+
+/** `codeloom usage`: model calls, tokens and cost of the signed-in account (in its environment), per day, model or API key. */
 export async function usage(flags: GlobalFlags, args: string[], opts: { from?: string | undefined; to?: string | undefined; by?: string | undefined }): Promise<number> {
   if (args.length) throw new UsageError(USAGE);
   const group = GROUPS[opts.by ?? 'day'];
@@ -29,7 +32,7 @@ export async function usage(flags: GlobalFlags, args: string[], opts: { from?: s
     for (const k of await client.apiKeys.list({ limit: 100 }).toArray().catch(() => [])) names.set(k.id, k.name);
   }
   const label = (r: UsageRow) => group === 'day' ? r.day ?? '' : group === 'model' ? r.model ?? '' : r.api_key_id ? `${r.api_key_id}${names.has(r.api_key_id) ? ` (${names.get(r.api_key_id)})` : ''}` : '(session / OAuth)';
-  const head = [group === 'api_key' ? 'API KEY' : group.toUpperCase(), 'REQUESTS', 'FAILED', 'PROMPT', 'COMPLETION', 'TOTAL TOKENS'];
+  const head = [group === 'api_key' ? 'API KEY' : group.toUpperCase(), 'REQUESTS', 'FAILED', 'PROMPT', 'COMPLETION', 'TOTAL TOKENS', 'COST (USD)'];
   const rows = report.data.map((r) => [label(r), ...counts(r)]);
   const title = `Usage ${report.from} to ${report.to} (${client.environment}), per ${group === 'api_key' ? 'API key' : group}`;
   const body = rows.length ? table(head, [...rows, ['total', ...counts(report.totals)]]) : '(no model calls in this period)';

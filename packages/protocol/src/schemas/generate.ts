@@ -42,6 +42,7 @@ export const GenerationResultSchema = Type.Object(
     files: Type.Array(GeneratedFileSchema),
     output: Type.String({ description: 'The model\'s raw text.' }),
     usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer() }),
+    cost_usd: Type.Number({ description: 'What the generation\'s model calls cost in USD (repairs included), exact to the micro-dollar: each call rounded half up to the micro-dollar; 0 for a model without a price.' }),
     created_at: Type.String(),
     prompt: Type.Optional(Type.String()),
     project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -57,6 +58,11 @@ export const ModelInfoSchema = Type.Object({
   provider: Type.String(),
   default: Type.Boolean(),
   description: Type.String(),
+  price: Type.Optional(Type.Object({
+    input: Type.Number({ description: 'USD per million prompt tokens.' }),
+    output: Type.Number({ description: 'USD per million completion tokens.' }),
+    cached_input: Type.Number({ description: 'USD per million cached prompt tokens, where the provider reports them.' }),
+  }, { description: 'From CODELOOM_MODEL_PRICES; all 0 for a model without a price (it costs nothing).' })),
 });
 export type ModelInfo = Static<typeof ModelInfoSchema>;
 

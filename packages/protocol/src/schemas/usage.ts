@@ -15,6 +15,7 @@ const Counts = {
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   total_tokens: Type.Integer(),
+  cost_usd: Type.Number({ description: 'USD, exact to the micro-dollar: the sum of each call\'s cost (rounded half up to the micro-dollar per call); 0 for models without a price and for calls recorded before prices existed.' }),
 };
 
 export const UsageRowSchema = Type.Object({

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { SETTINGS, type SettingDef } from './config-schema.js';
 import { resolveIssuers, type DerivedSettings } from './issuer.js';
+import { parseModelPrices } from './model-prices.js';
 
 type KindValue<K extends SettingDef['kind']> = K extends 'int' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : string;
 type Setting = (typeof SETTINGS)[number];
@@ -66,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (out.openaiBaseUrl && !(out.openaiModels as string[] | undefined)?.length) problems.push('CODELOOM_OPENAI_MODELS: OPENAI_BASE_URL is set, so list the model ids to serve from it (e.g. CODELOOM_OPENAI_MODELS=gpt-4o-mini), or unset OPENAI_BASE_URL');
   for (const id of (out.openaiFimModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_FIM_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
+  problems.push(...parseModelPrices(out.modelPrices as string | undefined).problems);
   if (problems.length) throw new ConfigError(problems);
   Object.assign(out, overrides);
   resolveIssuers(out);

@@ -1,7 +1,9 @@
 import type { Config } from '../config/load-config.js';
+import { ConfigError } from '../errors.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { ModelRegistry } from './model-registry.js';
 import { parseFallbacks } from './model-fallbacks.js';
+import { parseModelPrices } from '../config/model-prices.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import { createSandboxProvider } from './sandbox/sandbox-provider.js';
 
@@ -29,6 +31,7 @@ export async function buildModelRegistry(config: Config): Promise<ModelRegistry>
     registry.register({ id: 'local', upstreamId: 'local', provider, description: `Embedded llama.cpp model (${config.llamaModel.split('/').pop()})`, maxOutputTokens });
   }
   applyFallbacks(registry, config.modelFallbacks);
+  applyPrices(registry, config.modelPrices);
   if (config.defaultModel) registry.setDefault(config.defaultModel);
   else {
     const configured = registry.ids().find((id) => id !== 'sandbox');
@@ -42,4 +45,13 @@ function applyFallbacks(registry: ModelRegistry, setting: string | undefined): v
   const { fallbacks, problems } = parseFallbacks(setting, registry.ids());
   if (problems.length) throw new Error(problems.join('\n'));
   for (const [id, names] of fallbacks) registry.find(id)!.fallbacks = names.map((n) => registry.find(n)!);
+}
+
+/** Gives each model its CODELOOM_MODEL_PRICES price (the shape was checked with the other settings); an id that is not a configured model stops the server at start. */
+function applyPrices(registry: ModelRegistry, setting: string | undefined): void {
+  const { prices, problems } = parseModelPrices(setting);
+  const unknown = [...prices.keys()].filter((id) => !registry.find(id));
+  if (unknown.length) problems.push(`CODELOOM_MODEL_PRICES: unknown model ${unknown.map((id) => `"${id}"`).join(', ')}; configured: ${registry.ids().join(', ')}`);
+  if (problems.length) throw new ConfigError(problems);
+  for (const [id, price] of prices) registry.find(id)!.price = price;
 }

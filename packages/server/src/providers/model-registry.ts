@@ -1,5 +1,6 @@
 import type { ModelInfo } from '@codeloom/protocol';
 import type { ModelProvider } from './provider.js';
+import { FREE, type ModelPrice } from '../config/model-prices.js';
 
 export interface RegisteredModel {
   /** The id callers use. */
@@ -14,6 +15,8 @@ export interface RegisteredModel {
   fillInMiddle?: boolean;
   /** Tried in order when this model's provider fails before the first token (CODELOOM_MODEL_FALLBACKS). */
   fallbacks?: RegisteredModel[];
+  /** USD per million tokens (CODELOOM_MODEL_PRICES); absent: the model costs 0. */
+  price?: ModelPrice;
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -55,7 +58,7 @@ export class ModelRegistry {
   }
 
   list(): ModelInfo[] {
-    return [...this.models.values()].map((m) => ({ id: m.id, provider: m.provider.name, default: m.id === this.defaultId, description: m.description }));
+    return [...this.models.values()].map((m) => ({ id: m.id, provider: m.provider.name, default: m.id === this.defaultId, description: m.description, price: { ...(m.price ?? FREE) } }));
   }
 
   async close(): Promise<void> {

@@ -20,6 +20,8 @@ export interface ApiKeysTable {
 export interface UsageDailyTable {
   user_id: string; environment: string; api_key_id: string; model: string; day: string;
   requests: number | string; failed_requests: number | string; prompt_tokens: number | string; completion_tokens: number | string;
+  /** Integer micro-dollars (0 on rows from before prices, migration 0008). */
+  cost_micros: number | string;
 }
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
@@ -27,6 +29,8 @@ export interface GenerationsTable {
   id: string; user_id: string; environment: string; project_id: string | null; model: string; language: string;
   prompt: string; request: string; output: string; files: string; code: string;
   prompt_tokens: number; completion_tokens: number; processing_ms: number; finish_reason: string; created_at: string;
+  /** Integer micro-dollars (0 on rows from before prices, migration 0008). */
+  cost_micros: number | string;
 }
 
 export interface ProjectsTable {

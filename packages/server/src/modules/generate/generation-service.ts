@@ -4,6 +4,7 @@ import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ModelRegistry, RegisteredModel } from '../../providers/model-registry.js';
 import type { ChatMessage } from '../../providers/provider.js';
+import { microsToUsd } from '../../config/model-prices.js';
 import { newTimeOrderedId, nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { GenerationRecord } from '../../storage/repos/generations-repo.js';
@@ -171,6 +172,7 @@ export class GenerationService {
     if (options.timing) Object.assign(options.timing, { upstreamMs: first.upstreamMs, totalMs: performance.now() - started });
     let { text: output } = first;
     const usage = { ...first.usage };
+    let costMicros = first.costMicros;
     const { finishReason, model: served } = first;
     let files = parseFencedFiles(output, prepared.language);
     const verify = prepared.body.verify;
@@ -192,13 +194,14 @@ export class GenerationService {
       ({ output, files } = checked);
       usage.promptTokens += checked.repairUsage.promptTokens;
       usage.completionTokens += checked.repairUsage.completionTokens;
+      costMicros += checked.repairUsage.costMicros;
     }
     const record: GenerationRecord = {
       id: newTimeOrderedId('gen'), userId: principal.user.id, environment: principal.environment, projectId: prepared.body.project_id ?? null,
       model: served.id, language: prepared.language, prompt: prepared.body.prompt,
       request: { context: prepared.body.context ?? {}, max_tokens: prepared.body.max_tokens ?? null, temperature: prepared.body.temperature ?? null, ...(checked ? { verification: checked.verification } : {}) },
       output, files, code: pickMainFile(files).content, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
-      processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(),
+      processingMs: Math.round(performance.now() - started), finishReason, createdAt: nowIso(), costMicros,
     };
     if (prepared.body.project_id && this.projects) await this.projects.saveFiles(principal, prepared.body.project_id, files);
     await this.store.generations.insert(record);
@@ -232,7 +235,7 @@ export function toResult(r: GenerationRecord): GenerationResult {
     id: r.id, code: r.code, language: r.language, model: r.model,
     tokens_used: r.promptTokens + r.completionTokens, processing_time: r.processingMs / 1000,
     files: r.files, output: r.output, usage: { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens },
-    created_at: r.createdAt, prompt: r.prompt, project_id: r.projectId, finish_reason: r.finishReason,
+    cost_usd: microsToUsd(r.costMicros), created_at: r.createdAt, prompt: r.prompt, project_id: r.projectId, finish_reason: r.finishReason,
     // Kept with the request record (no column of its own).
     ...(r.request.verification ? { verification: r.request.verification as Verification } : {}),
   };

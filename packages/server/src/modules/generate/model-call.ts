@@ -1,6 +1,7 @@
 import { CancelledError, ProviderError } from '../../errors.js';
 import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/token-spend.js';
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
+import { costMicros } from '../../config/model-prices.js';
 import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
 import type { ChatMessage, FinishReason, ModelCallOptions, ReportedUsage, Usage } from '../../providers/provider.js';
 
@@ -45,6 +46,8 @@ export interface ModelCallResult {
   finishReason: FinishReason;
   /** prompt + completion tokens, as settled. */
   tokens: number;
+  /** What the call cost in integer micro-dollars: its settled usage at the serving model's price (config/model-prices.ts). */
+  costMicros: number;
   /** The model that served: the one asked for, or a fallback it names (providers/model-fallbacks.ts). */
   model: RegisteredModel;
   /** Milliseconds spent waiting on the provider (every attempt), for Server-Timing. */
@@ -65,6 +68,8 @@ export interface UsageEntry {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /** The call's cost in integer micro-dollars (0 for a model without a price). */
+  costMicros: number;
   outcome: 'succeeded' | 'failed' | 'cancelled';
 }
 
@@ -157,6 +162,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let finishReason: FinishReason = 'stop';
   let usage!: Usage;
   let spent = 0;
+  let cost = 0;
   let served = candidates[0]!;
   let upstreamMs = 0;
   let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
@@ -207,12 +213,14 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
       completionTokens: reported?.completionTokens ?? pieces.length,
     };
     spent = usage.promptTokens + usage.completionTokens;
-    committed = settleAndRecord(reservation, spent, call, meter && { subject: call.subject, model: served.id, outcome, ...usage }, meter);
+    // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
+    cost = costMicros(served.price, usage);
+    committed = settleAndRecord(reservation, spent, call, meter && { subject: call.subject, model: served.id, outcome, ...usage, costMicros: cost }, meter);
     if (outcome !== 'succeeded' || !call.deferCommit) await committed;
     // The caller awaits it; until then a failure must not count as unhandled.
     else committed.catch(() => {});
   }
-  return { text: pieces.join(''), usage, finishReason, tokens: spent, model: served, upstreamMs, committed };
+  return { text: pieces.join(''), usage, finishReason, tokens: spent, costMicros: cost, model: served, upstreamMs, committed };
 }
 
 /** The settle and the usage row of a call, started together (the row joins the next group commit at once). */

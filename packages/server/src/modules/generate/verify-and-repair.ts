@@ -32,7 +32,7 @@ export interface VerifyOutcome {
   output: string;
   files: GeneratedFile[];
   /** Tokens of the repair calls (the first call's are the caller's). */
-  repairUsage: { promptTokens: number; completionTokens: number };
+  repairUsage: { promptTokens: number; completionTokens: number; costMicros: number };
 }
 
 export const repairsOf = (option: VerifyOption) => (typeof option === 'object' ? option.repair ?? 0 : 0);
@@ -70,7 +70,7 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
   const history: VerificationAttempt[] = [];
   let { output, files } = req;
   let tokens = req.tokensUsed;
-  const repairUsage = { promptTokens: 0, completionTokens: 0 };
+  const repairUsage = { promptTokens: 0, completionTokens: 0, costMicros: 0 };
   let note: string | undefined;
   for (let attempt = 1; ; attempt++) {
     const result: VerificationAttempt = req.verifier
@@ -92,6 +92,7 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
     }
     repairUsage.promptTokens += answer.usage.promptTokens;
     repairUsage.completionTokens += answer.usage.completionTokens;
+    repairUsage.costMicros += answer.costMicros;
     tokens = answer.tokens;
     output = answer.text;
     files = merge(files, parseFencedFiles(answer.text, req.language));

@@ -47,7 +47,7 @@ export class OpenAIService {
       prompt: [...spec.messages].reverse().find((m) => m.role === 'user')?.content ?? '',
       request: { api: kind === 'chat' ? 'openai.chat.completions' : 'openai.completions', messages: spec.messages.length, max_tokens: spec.maxTokens ?? null, temperature: spec.temperature ?? null, ...(spec.suffix !== undefined ? { suffix: true } : {}) },
       output: result.text, files, code: pickMainFile(files).content, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens,
-      processingMs: Math.round(performance.now() - started), finishReason: result.finishReason, createdAt,
+      processingMs: Math.round(performance.now() - started), finishReason: result.finishReason, createdAt, costMicros: result.costMicros,
     });
     return { ...result, id, created: Math.floor(Date.parse(createdAt) / 1000), totalMs: performance.now() - started };
   }

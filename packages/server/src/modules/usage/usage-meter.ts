@@ -30,7 +30,7 @@ export class StoreUsageMeter implements UsageMeter {
       await this.repo.record({
         userId: entry.subject.user.id, environment: entry.subject.environment, apiKeyId: entry.subject.apiKeyId ?? null,
         model: entry.model, day: usageDay(), failed: entry.outcome !== 'succeeded',
-        promptTokens: entry.promptTokens, completionTokens: entry.completionTokens,
+        promptTokens: entry.promptTokens, completionTokens: entry.completionTokens, costMicros: entry.costMicros,
       });
     } catch (error) {
       this.onError(error);

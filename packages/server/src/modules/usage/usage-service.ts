@@ -4,6 +4,7 @@ import type { Store } from '../../storage/store.js';
 import type { UsageGroup } from '../../storage/repos/usage-repo.js';
 import type { Principal } from '../../identity/principal.js';
 import { usageDay } from './usage-meter.js';
+import { microsToUsd } from '../../config/model-prices.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -34,10 +35,15 @@ export class UsageService {
     const data: UsageRow[] = rows.map((r) => ({
       ...(groupBy === 'day' ? { day: r.key } : groupBy === 'model' ? { model: r.key } : { api_key_id: r.key || null }),
       requests: r.requests, failed_requests: r.failedRequests, prompt_tokens: r.promptTokens,
-      completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens,
+      completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens, cost_usd: microsToUsd(r.costMicros),
     }));
     const totals = { requests: 0, failed_requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    for (const row of data) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += row[k];
-    return { from, to, group_by: groupBy, data, totals };
+    // Totals in integer micro-dollars, so they equal the rows' sum exactly (no floating-point drift).
+    let costMicros = 0;
+    for (const [i, row] of data.entries()) {
+      for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += row[k];
+      costMicros += rows[i]!.costMicros;
+    }
+    return { from, to, group_by: groupBy, data, totals: { ...totals, cost_usd: microsToUsd(costMicros) } };
   }
 }

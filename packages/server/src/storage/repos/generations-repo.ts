@@ -9,6 +9,8 @@ export interface GenerationRecord {
   id: string; userId: string; environment: Environment; projectId: string | null; model: string; language: string;
   prompt: string; request: Record<string, unknown>; output: string; files: GeneratedFile[]; code: string;
   promptTokens: number; completionTokens: number; processingMs: number; finishReason: string; createdAt: string;
+  /** Integer micro-dollars: every model call of the generation (repairs included). */
+  costMicros: number;
 }
 
 const toRecord = (r: GenerationsTable): GenerationRecord => ({
@@ -16,17 +18,18 @@ const toRecord = (r: GenerationsTable): GenerationRecord => ({
   language: r.language, prompt: r.prompt, request: JSON.parse(r.request) as Record<string, unknown>, output: r.output,
   files: JSON.parse(r.files) as GeneratedFile[], code: r.code, promptTokens: Number(r.prompt_tokens),
   completionTokens: Number(r.completion_tokens), processingMs: Number(r.processing_ms), finishReason: r.finish_reason, createdAt: r.created_at,
+  costMicros: Number(r.cost_micros ?? 0),
 });
 
 const toRow = (g: GenerationRecord): GenerationsTable => ({
   id: g.id, user_id: g.userId, environment: g.environment, project_id: g.projectId, model: g.model, language: g.language,
   prompt: g.prompt, request: JSON.stringify(g.request), output: g.output, files: JSON.stringify(g.files), code: g.code,
   prompt_tokens: g.promptTokens, completion_tokens: g.completionTokens, processing_ms: g.processingMs,
-  finish_reason: g.finishReason, created_at: g.createdAt,
+  finish_reason: g.finishReason, created_at: g.createdAt, cost_micros: g.costMicros,
 });
 
 const COLUMNS = ['id', 'user_id', 'environment', 'project_id', 'model', 'language', 'prompt', 'request', 'output', 'files', 'code',
-  'prompt_tokens', 'completion_tokens', 'processing_ms', 'finish_reason', 'created_at'] as const satisfies readonly (keyof GenerationsTable)[];
+  'prompt_tokens', 'completion_tokens', 'processing_ms', 'finish_reason', 'created_at', 'cost_micros'] as const satisfies readonly (keyof GenerationsTable)[];
 
 export class GenerationsRepo {
   /** Concurrent inserts (one per generation answered) share one statement and one commit, with the calls' usage rows. */

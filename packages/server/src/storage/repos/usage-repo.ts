@@ -8,18 +8,20 @@ import type { WriteQueue } from '../write-queue.js';
 export interface UsageIncrement {
   userId: string; environment: Environment; apiKeyId: string | null; model: string; day: string;
   failed: boolean; promptTokens: number; completionTokens: number;
+  /** The call's cost in integer micro-dollars. */
+  costMicros: number;
 }
 
 export type UsageGroup = 'day' | 'model' | 'api_key';
 
 export interface UsageRow {
-  key: string; requests: number; failedRequests: number; promptTokens: number; completionTokens: number;
+  key: string; requests: number; failedRequests: number; promptTokens: number; completionTokens: number; costMicros: number;
 }
 
 const GROUP_COLUMN = { day: 'day', model: 'model', api_key: 'api_key_id' } as const;
 
-const COLUMNS = ['user_id', 'environment', 'api_key_id', 'model', 'day', 'requests', 'failed_requests', 'prompt_tokens', 'completion_tokens'] as const satisfies readonly (keyof UsageDailyTable)[];
-const COUNTS = ['requests', 'failed_requests', 'prompt_tokens', 'completion_tokens'] as const;
+const COLUMNS = ['user_id', 'environment', 'api_key_id', 'model', 'day', 'requests', 'failed_requests', 'prompt_tokens', 'completion_tokens', 'cost_micros'] as const satisfies readonly (keyof UsageDailyTable)[];
+const COUNTS = ['requests', 'failed_requests', 'prompt_tokens', 'completion_tokens', 'cost_micros'] as const;
 
 /**
  * Adds rows to their day's rows in one statement (an upsert, atomic on its own), its text built once per row
@@ -34,6 +36,7 @@ function usageUpsert(dialect: DialectName): MultiRowInsert<UsageDailyTable> {
 export const usageRow = (u: UsageIncrement): UsageDailyTable => ({
   user_id: u.userId, environment: u.environment, api_key_id: u.apiKeyId ?? '', model: u.model, day: u.day,
   requests: 1, failed_requests: u.failed ? 1 : 0, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens,
+  cost_micros: u.costMicros,
 });
 
 /** Rows of the same account, environment, API key, model and day summed into one (a statement may not update a row twice). */
@@ -77,6 +80,7 @@ export class UsageRepo {
         sql<string>`sum(failed_requests)`.as('failed_requests'),
         sql<string>`sum(prompt_tokens)`.as('prompt_tokens'),
         sql<string>`sum(completion_tokens)`.as('completion_tokens'),
+        sql<string>`sum(cost_micros)`.as('cost_micros'),
       ])
       .where('user_id', '=', userId).where('environment', '=', environment)
       .where('day', '>=', from).where('day', '<=', to)
@@ -84,7 +88,7 @@ export class UsageRepo {
       .execute();
     return rows.map((r) => ({
       key: r.key, requests: Number(r.requests), failedRequests: Number(r.failed_requests),
-      promptTokens: Number(r.prompt_tokens), completionTokens: Number(r.completion_tokens),
+      promptTokens: Number(r.prompt_tokens), completionTokens: Number(r.completion_tokens), costMicros: Number(r.cost_micros),
     }));
   }
 }

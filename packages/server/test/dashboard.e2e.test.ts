@@ -25,7 +25,7 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     const { buildWeb, webBuildNeeded } = await import('../../web/build.mjs');
     if (webBuildNeeded()) await buildWeb({ quiet: true });
     fake = await startOpenAIFake();
-    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-x', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-x', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0', CODELOOM_MODEL_PRICES: '{"gpt-test": {"input": 1000, "output": 1000}}' } });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, extraHTTPHeaders: { 'x-forwarded-for': nextIp() } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
@@ -138,6 +138,12 @@ describe.skipIf(!hasChromium)('dashboard in a real browser', () => {
     const byKey = (await page.getByRole('group', { name: 'Usage by key' }).textContent())!;
     expect(byKey).toContain(`ci (${key.slice(0, 12)}`);
     expect(byKey).toContain('Session or OAuth (no key)');
+    // Cost beside tokens: gpt-test is priced (1,000 USD per million tokens: a tenth of a cent a token), the sandbox is not.
+    const byModel = (await page.getByRole('group', { name: 'Usage by model' }).textContent())!;
+    expect(byModel).toContain('Cost (USD)');
+    expect(byModel).toMatch(/gpt-test[\d,]+[\d—]+[\d,]+\$0\.(?!000000)\d{6}/);
+    expect(byModel).toMatch(/sandbox[\d,]+[\d—]+[\d,]+\$0\.000000/);
+    expect(await page.getByRole('definition').filter({ hasText: /^\$/ }).textContent()).toMatch(/^\$0\.(?!000000)\d{6}$/);
     await expect(page.getByRole('img', { name: /Tokens per day/ }).isVisible()).resolves.toBe(true);
     await capture('usage');
 

@@ -4,14 +4,15 @@ import type { Codeloom, UsageReport as ApiUsageReport } from '@codeloom/client';
  * What the Usage page shows, whatever it is computed from. The source is
  * GET /api/v1/usage (through the SDK's `usage.get()`): every model call of the
  * account in the chosen environment — REST, SSE, the channel, runs, the
- * OpenAI-compatible routes — failed and cancelled ones included.
+ * OpenAI-compatible routes — failed and cancelled ones included, with their cost
+ * (`cost_usd`: 0 for models without a price).
  */
-export interface UsageRow { label: string; requests: number; tokens: number; failed?: number }
+export interface UsageRow { label: string; requests: number; tokens: number; failed?: number; /** USD, to the micro-dollar; undefined: the source has no cost. */ costUsd?: number }
 export interface UsageReport {
   days: UsageRow[];          // one per day of the period, oldest first (label: YYYY-MM-DD)
   byModel: UsageRow[];
   byKey: UsageRow[] | null;  // null: the source does not know which key made a request
-  totals: { requests: number; tokens: number; failed?: number };
+  totals: { requests: number; tokens: number; failed?: number; costUsd?: number };
   source: string;
   truncated: boolean;
 }
@@ -19,7 +20,7 @@ export type UsageSource = (client: Codeloom, days: number) => Promise<UsageRepor
 
 const DAY_MS = 86_400_000;
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
-const row = (label: string, r: ApiUsageReport['data'][number]): UsageRow => ({ label, requests: r.requests, tokens: r.total_tokens, failed: r.failed_requests });
+const row = (label: string, r: ApiUsageReport['data'][number]): UsageRow => ({ label, requests: r.requests, tokens: r.total_tokens, failed: r.failed_requests, costUsd: r.cost_usd ?? 0 });
 const byTokens = (a: UsageRow, b: UsageRow) => b.tokens - a.tokens || a.label.localeCompare(b.label);
 
 /** The last `days` UTC days, today included: per day (zero days filled in), per model and per API key (named by the account's keys). */
@@ -39,7 +40,7 @@ export const endpointUsage: UsageSource = async (client, days) => {
   for (let i = 0; i < days; i++) {
     const label = dayOf(new Date(Date.parse(`${from}T00:00:00Z`) + i * DAY_MS));
     const r = counted.get(label);
-    dayRows.push(r ? row(label, r) : { label, requests: 0, tokens: 0, failed: 0 });
+    dayRows.push(r ? row(label, r) : { label, requests: 0, tokens: 0, failed: 0, costUsd: 0 });
   }
   const names = new Map(keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`]));
   const keyLabel = (id: string | null | undefined) => (id ? names.get(id) ?? `Key ${id} (revoked)` : 'Session or OAuth (no key)');
@@ -48,7 +49,7 @@ export const endpointUsage: UsageSource = async (client, days) => {
     days: dayRows,
     byModel: perModel.data.map((r) => row(r.model ?? '', r)).sort(byTokens),
     byKey: perKey.data.map((r) => row(keyLabel(r.api_key_id), r)).sort(byTokens),
-    totals: { requests: t.requests, tokens: t.total_tokens, failed: t.failed_requests },
+    totals: { requests: t.requests, tokens: t.total_tokens, failed: t.failed_requests, costUsd: t.cost_usd ?? 0 },
     source: 'usage records (GET /api/v1/usage)',
     truncated: false,
   };

@@ -4,6 +4,9 @@ import { useLoad, useSession } from '../hooks.js';
 import { api } from '../session.js';
 import { usageSource, type UsageRow } from '../usage-source.js';
 
+/** USD as the server keeps it (to the micro-dollar): $0.012345; "—" where the source has no cost. */
+export const usd = (n: number | undefined) => (n === undefined ? '—' : `$${n.toFixed(6)}`);
+
 const PERIODS: [number, string][] = [[7, 'Last 7 days'], [30, 'Last 30 days'], [90, 'Last 90 days']];
 
 /** Requests and tokens per day as a bar chart (with the numbers in a table too), by model and by key. */
@@ -37,10 +40,10 @@ function Table({ caption, rows, first }: { caption: string; rows: UsageRow[]; fi
     <div class="table-wrap" tabIndex={0} role="group" aria-label={caption}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
-        <thead><tr><th scope="col">{first}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Tokens</th></tr></thead>
+        <thead><tr><th scope="col">{first}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Tokens</th><th scope="col" class="num">Cost (USD)</th></tr></thead>
         <tbody>
-          {rows.length === 0 && <tr><td colSpan={4} class="muted">Nothing in this period.</td></tr>}
-          {rows.map((r) => <tr key={r.label}><th scope="row">{r.label}</th><td class="num">{r.requests}</td><td class="num">{r.failed ?? '—'}</td><td class="num">{r.tokens.toLocaleString('en')}</td></tr>)}
+          {rows.length === 0 && <tr><td colSpan={5} class="muted">Nothing in this period.</td></tr>}
+          {rows.map((r) => <tr key={r.label}><th scope="row">{r.label}</th><td class="num">{r.requests}</td><td class="num">{r.failed ?? '—'}</td><td class="num">{r.tokens.toLocaleString('en')}</td><td class="num">{usd(r.costUsd)}</td></tr>)}
         </tbody>
       </table>
     </div>
@@ -73,10 +76,11 @@ export function UsagePage() {
             <div><dt>Requests</dt><dd>{r.totals.requests}</dd></div>
             {r.totals.failed !== undefined && <div><dt>Failed</dt><dd>{r.totals.failed}</dd></div>}
             <div><dt>Tokens</dt><dd>{r.totals.tokens.toLocaleString('en')}</dd></div>
+            <div><dt>Cost</dt><dd>{usd(r.totals.costUsd)}</dd></div>
             <div><dt>Environment</dt><dd>{environment}</dd></div>
           </dl>
           <Chart days={r.days} metric={metric} />
-          <p class="muted">From the {r.source} of the {environment} environment: every model call, failed and cancelled ones included; days are UTC.{r.truncated ? ' (Partial figures.)' : ''}</p>
+          <p class="muted">From the {r.source} of the {environment} environment: every model call, failed and cancelled ones included; days are UTC. Cost is at the prices set on this server (CODELOOM_MODEL_PRICES); a model without a price costs $0.{r.truncated ? ' (Partial figures.)' : ''}</p>
           <h2>By day</h2>
           <Table caption="Usage by day" first="Day" rows={[...r.days].reverse().filter((d) => d.requests > 0)} />
           <h2>By model</h2>

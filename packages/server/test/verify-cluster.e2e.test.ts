@@ -10,7 +10,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load-config.js';
@@ -19,6 +18,7 @@ import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { clusterEnabled, startCluster, type Cluster } from './helpers/cluster.js';
 import { registerUser, request } from './helpers/http.js';
+import { sseRequest, type Streamed } from './helpers/sse-request.js';
 import { nextIp, TEST_REDIS_URL } from './helpers/test-server.js';
 import type { SpawnedServer } from './helpers/spawn-server.js';
 
@@ -64,17 +64,6 @@ function watchSleepers() {
     reset() { max = sleepers(); },
     stop() { clearInterval(timer); },
   };
-}
-
-interface Streamed {
-  status: number;
-  headers: IncomingHttpHeaders;
-  events: Array<{ event: string; data: any }>;
-  problem: any;
-  has(event: string): boolean;
-  waitFor(event: string, timeoutMs?: number): Promise<void>;
-  leave(): void;
-  ended: Promise<void>;
 }
 
 describe.skipIf(!probe.available)('verification admission across two server processes on PostgreSQL + Redis', () => {
@@ -132,61 +121,11 @@ describe.skipIf(!probe.available)('verification admission across two server proc
   const body = (extra: Record<string, unknown> = {}) => ({ prompt: 'slow', language: 'python', model: 'gpt-test', max_tokens: 200, verify: true, ...extra });
   const json = (server: SpawnedServer, token: string) => request(`${server.url}/api/v1/generate`, { method: 'POST', token, body: body() });
 
-  /** A streamed generation on its own connection (leaving closes exactly that socket), read as it arrives. */
-  function stream(server: SpawnedServer, token: string): Promise<Streamed> {
-    return new Promise((resolve, reject) => {
-      const events: Streamed['events'] = [];
-      const wake = new Set<() => void>();
-      let done = false;
-      let text = '';
-      let markEnded!: () => void;
-      const ended = new Promise<void>((r) => { markEnded = r; });
-      const end = () => {
-        if (done) return;
-        done = true;
-        for (const w of wake) w();
-        markEnded();
-      };
-      const req = httpRequest(`${server.url}/api/v1/generate`, {
-        method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-for': nextIp() },
-      }, (res) => {
-        res.setEncoding('utf8');
-        let buffer = '';
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          if (res.statusCode !== 200) return;
-          buffer += chunk;
-          for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, i);
-            buffer = buffer.slice(i + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (event && data) events.push({ event, data: JSON.parse(data) });
-          }
-          for (const w of wake) w();
-        });
-        for (const e of ['end', 'close', 'error']) res.on(e, end);
-        const s: Streamed = {
-          status: res.statusCode!, headers: res.headers, events, ended,
-          get problem() { return text ? JSON.parse(text) : undefined; },
-          has: (event) => events.some((e) => e.event === event),
-          waitFor: (event, timeoutMs = 60_000) => new Promise<void>((ok, fail) => {
-            const check = () => {
-              if (s.has(event)) { finish(); ok(); } else if (done) { finish(); fail(new Error(`the stream ended without ${event}: ${JSON.stringify(events.filter((e) => e.event !== 'token')).slice(0, 800)}`)); }
-            };
-            const timer = setTimeout(() => { finish(); fail(new Error(`no ${event} in ${timeoutMs} ms`)); }, timeoutMs);
-            const finish = () => { clearTimeout(timer); wake.delete(check); };
-            wake.add(check);
-            check();
-          }),
-          leave: () => { req.destroy(); end(); },
-        };
-        open.push(s);
-        resolve(s);
-      });
-      req.on('error', (error) => { if (!done) reject(error); end(); });
-      req.end(JSON.stringify(body({ stream: true })));
-    });
+  /** A streamed generation on its own connection, read as it arrives (kept, so afterEach can leave what is still open). */
+  async function stream(server: SpawnedServer, token: string): Promise<Streamed> {
+    const s = await sseRequest(`${server.url}/api/v1/generate`, { token, body: body({ stream: true }), headers: { 'x-forwarded-for': nextIp() } });
+    open.push(s);
+    return s;
   }
 
   it('one organization runs one sandbox at a time over both instances; its third request is a 429 with Retry-After on either; another organization starts at once; a freed slot goes to the waiter on the other instance', async () => {

@@ -8,13 +8,13 @@
  * minutes, so verifications overlap for as long as the test needs them to (each is ended by its client
  * leaving). Skipped, saying so, where bubblewrap cannot run.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load-config.js';
 import { VerificationService } from '../src/modules/verify/verification-service.js';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { registerUser, request } from './helpers/http.js';
+import { sseRequest, type Streamed } from './helpers/sse-request.js';
 import { nextIp, startTestServer, type TestServer } from './helpers/test-server.js';
 import { connect } from './helpers/ws-client.js';
 
@@ -25,18 +25,6 @@ const SLOW = '```python tests/test_slow.py\nimport time\n\n\ndef test_slow():\n 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A streamed generation (SSE) read as it arrives, which the test can leave (abort) at any point. */
-interface Streamed {
-  status: number;
-  headers: IncomingHttpHeaders;
-  events: Array<{ event: string; data: any }>;
-  /** The body of a refusal (not a stream). */
-  problem: any;
-  has(event: string): boolean;
-  waitFor(event: string, timeoutMs?: number): Promise<void>;
-  leave(): void;
-  ended: Promise<void>;
-}
-
 describe.skipIf(!probe.available)('verification admission: per-organization slots and queue', () => {
   let fake: FakeVendor;
   let t: TestServer;
@@ -70,63 +58,11 @@ describe.skipIf(!probe.available)('verification admission: per-organization slot
     }
   }
 
-  /** A streamed generation over its own connection (no pool: leaving closes exactly that socket), read as it arrives. */
-  function stream(token: string, extra: Record<string, unknown> = {}): Promise<Streamed> {
-    return new Promise((resolve, reject) => {
-      const events: Streamed['events'] = [];
-      const wake = new Set<() => void>();
-      let done = false;
-      let text = '';
-      let markEnded!: () => void;
-      const ended = new Promise<void>((r) => { markEnded = r; });
-      const end = () => {
-        if (done) return;
-        done = true;
-        for (const w of wake) w();
-        markEnded();
-      };
-      const req = httpRequest(`${t.url}/api/v1/generate`, {
-        method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      }, (res) => {
-        res.setEncoding('utf8');
-        let buffer = '';
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          if (res.statusCode !== 200) return;
-          buffer += chunk;
-          for (let i = buffer.indexOf('\n\n'); i >= 0; i = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, i);
-            buffer = buffer.slice(i + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (event && data) events.push({ event, data: JSON.parse(data) });
-          }
-          for (const w of wake) w();
-        });
-        res.on('end', end);
-        res.on('close', end);
-        res.on('error', end);
-        const s: Streamed = {
-          status: res.statusCode!, headers: res.headers, events, ended,
-          get problem() { return text ? JSON.parse(text) : undefined; },
-          has: (event) => events.some((e) => e.event === event),
-          waitFor: (event, timeoutMs = 60_000) => new Promise<void>((ok, fail) => {
-            const check = () => {
-              if (s.has(event)) { finish(); ok(); } else if (done) { finish(); fail(new Error(`the stream ended without ${event}: ${JSON.stringify(events.filter((e) => e.event !== 'token')).slice(0, 800)}`)); }
-            };
-            const timer = setTimeout(() => { finish(); fail(new Error(`no ${event} in ${timeoutMs} ms; scheduler ${JSON.stringify(scheduler().stats())}`)); }, timeoutMs);
-            const finish = () => { clearTimeout(timer); wake.delete(check); };
-            wake.add(check);
-            check();
-          }),
-          leave: () => { req.destroy(); end(); },
-        };
-        open.push(s);
-        resolve(s);
-      });
-      req.on('error', (error) => { if (!done) reject(error); end(); });
-      req.end(JSON.stringify(body({ stream: true, ...extra })));
-    });
+  /** A streamed generation on its own connection, read as it arrives (kept, so afterEach can leave what is still open). */
+  async function stream(token: string, extra: Record<string, unknown> = {}): Promise<Streamed> {
+    const s = await sseRequest(`${t.url}/api/v1/generate`, { token, body: body({ stream: true, ...extra }), describe: () => `scheduler ${JSON.stringify(scheduler().stats())}` });
+    open.push(s);
+    return s;
   }
 
   it('a third request of one organization is refused with 429 and Retry-After before its model is called, on every route; another organization\'s starts at once; a client leaving its running verification frees the slot', async () => {

@@ -76,9 +76,7 @@ export function sandboxDriver(): void {
       emit({ t: 'start', check: i });
       const started = Date.now();
       const command = check.shell ? check.argv.join(' ') : 'exec "$@"';
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(check.env ?? {})) env[k] = v;
-      const setenv = Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]);
+      const setenv = Object.entries(check.env ?? {}).flatMap(([k, v]) => ['--setenv', k, v]);
       const seccomp = job.seccompFile ? fs.openSync(job.seccompFile, 'r') : undefined;
       const argv = [...job.inner.slice(1), ...setenv, ...(seccomp !== undefined ? ['--seccomp', '3'] : []), '--', shell, '-c', `${ulimit} ${command}`, 'sh', ...(check.shell ? [] : check.argv)];
       const child = cp.spawn(job.inner[0]!, argv, { stdio: ['ignore', 'pipe', 'pipe', ...(seccomp !== undefined ? [seccomp] : [])] });

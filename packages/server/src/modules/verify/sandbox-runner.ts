@@ -96,9 +96,9 @@ const DRIVER_DIR = '/driver';
 const DRIVER_FLAGS = ['--v8-pool-size=1', '--max-old-space-size=48', '--max-semi-space-size=4'];
 /** The driver's source; `__name` is the helper esbuild (tsx, vitest) adds to keep function names. */
 const DRIVER = `var __name = (f) => f;\n(${sandboxDriver.toString()})()`;
-/** Closes every inherited descriptor above 3 (the info fd), joins the cgroups named before `--`, then execs bwrap. */
+/** Joins the cgroups named before `--` (writing its own pid into each cgroup.procs), then execs bwrap. */
 const JOIN_AND_EXEC = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 121; shift; done; shift; exec "$@"';
-/** bash closes any descriptor by number (dash only single digits, and a failed `exec` would end it). */
+/** Closes every inherited descriptor above 3 (the info fd); bash only: dash takes single digits, and a failed `exec` would end it. */
 const CLOSE_FDS = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 3 ] 2>/dev/null && eval "exec $n>&-"; done; ';
 
 function absolute(bin: string): string | undefined {
@@ -115,8 +115,8 @@ const underUsr = (p: string) => p === '/usr' || p.startsWith('/usr/');
 const withMode = (f: SandboxFile) => ({ ...f, ...(/\.(sh|bash)$/.test(f.path) ? { mode: 0o755 } : {}) });
 
 /**
- * Runs commands over a set of files in two layers of bubblewrap. The outer layer (new user, pid, network,
- * IPC, UTS and cgroup namespaces; read-only root; one tmpfs of the disk size for the work directory and
+ * Runs commands over a set of files in two layers of bubblewrap. The outer layer (new user, network, IPC,
+ * UTS and cgroup namespaces, the host's pid namespace; read-only root; one tmpfs of the disk size for the work directory and
  * /tmp) runs only the driver; each check runs in an inner layer of its own (a new pid namespace that cannot
  * see the driver, `--disable-userns`, a seccomp filter, no capabilities, read-only root and /dev, a small
  * /dev/shm, only fds 0–2). The whole sandbox sits in a cgroup with memory and task limits, or, where the
@@ -128,6 +128,7 @@ export class SandboxRunner {
   private failedAt: number | undefined;
   private readonly cgroups: CgroupHost | { unavailable: string };
   private readonly seccomp: Buffer | undefined;
+  private mounts: string[] | undefined;
 
   constructor(private readonly bwrap: string, private readonly tools: Toolchains, readonly limits: SandboxLimits, options: { cgroup?: string } = {}) {
     this.cgroups = detectCgroups(options.cgroup ?? 'auto');
@@ -167,8 +168,12 @@ export class SandboxRunner {
     return this.execute(files, checks, hooks, false);
   }
 
-  /** What both layers bind read-only at the same path: /usr and its links, a few /etc entries, the toolchains. */
+  /** What both layers bind read-only at the same path: /usr and its links, a few /etc entries, the toolchains (looked up once). */
   private commonMounts(): string[] {
+    return (this.mounts ??= this.lookUpMounts());
+  }
+
+  private lookUpMounts(): string[] {
     const args = ['--ro-bind', '/usr', '/usr'];
     for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
       if (!existsSync(top)) continue;

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type', detail: 'Send the body as application/json.' },
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', detail: 'The request headers are over the size limit.' },
   rate_limited: { status: 429, title: 'Too Many Requests', detail: 'A rate limit is exhausted.' },
+  budget_exceeded: { status: 429, title: 'Too Many Requests', detail: 'A budget in US dollars (or a run\'s max_cost_usd or max_tokens) would be exceeded.' },
   cancelled: { status: 499, title: 'Client Closed Request', detail: 'The request was cancelled by the caller.' },
   internal_error: { status: 500, title: 'Internal Server Error', detail: 'Something went wrong on our side.' },
   upstream_error: { status: 502, title: 'Bad Gateway', detail: 'The model provider failed.' },

@@ -130,7 +130,9 @@ export class GenerationStream implements AsyncIterable<string> {
     if (!shouldRetry(error, undefined, { code: error.code }) || (error.retryAfter ?? 0) * 1000 > maxRetryWait) return false;
     const delayMs = retryDelayMs(this.retries, error.retryAfter);
     this.retries++;
-    onRetry?.({ error, attempt: this.retries, maxRetries, delayMs, method: 'GET', path: '/api/v1/stream' });
+    const info = { error, attempt: this.retries, maxRetries, delayMs, method: 'GET', path: '/api/v1/stream' };
+    onRetry?.(info);
+    this.options.onRetry?.(info);
     sleep(delayMs, this.controller.signal).then(again, () => { /* cancelled meanwhile */ });
     return true;
   }

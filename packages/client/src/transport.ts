@@ -241,7 +241,9 @@ export class Transport {
       if (retries < maxRetries && shouldRetry(error, headers, body) && (error.retryAfter ?? 0) * 1000 <= this.options.maxRetryWait) {
         const delayMs = retryDelayMs(retries, error.retryAfter);
         retries++;
-        this.options.onRetry?.({ error, attempt: retries, maxRetries, delayMs, method, path });
+        const info = { error, attempt: retries, maxRetries, delayMs, method, path };
+        this.options.onRetry?.(info);
+        call.onRetry?.(info);
         await sleep(delayMs, call.signal);
         continue;
       }

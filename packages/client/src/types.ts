@@ -95,6 +95,11 @@ export interface RequestOptions {
   timeout?: number;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;
+  /**
+   * Called before each wait this call makes to retry (after the client's own `onRetry`): e.g. to say
+   * "waiting for your tokens-per-minute window; resumes at 14:03:21" while a 429 with Retry-After is waited out.
+   */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /** The user object of an auth response (shape B sends an integer id; it is presented as a string). */
@@ -181,4 +186,6 @@ export type RunEvent = { seq: number } & (
   | { event: 'token'; id: string; data: string; step: number }
   | { event: 'step_completed'; id: string; data: { run_id: string; index: number; step: RunStep } }
   | { event: 'complete'; id: string; data: Run }
+  /** The run waits for a window or a budget (its record's `waiting` says why and until when), or waits no more (`waiting: null`). */
+  | { event: 'run_waiting'; id: string; data: Run }
   | { event: 'error'; id: string; data: { status: number; code: string; message: string; run?: Run } });

@@ -138,6 +138,39 @@ describe('retries: connection errors, 408, 409, 429, 5xx', () => {
     expect(hits).toHaveLength(1);
   });
 
+  it('a per-call onRetry hears the waits of that call only (after the client\'s); a 429 budget_exceeded is retried only when it has Retry-After', async () => {
+    script = [problem(429, 'rate_limited', { 'retry-after': '1' }), ok];
+    const order: string[] = [];
+    const mine: RetryInfo[] = [];
+    const shared = client({ onRetry: () => order.push('client') });
+    await shared.projects.list({ onRetry: (i) => { order.push('call'); mine.push(i); } });
+    expect(order).toEqual(['client', 'call']);
+    expect(mine[0]).toMatchObject({ attempt: 1, maxRetries: 2, method: 'GET', path: '/api/v1/projects' });
+    expect(mine[0]!.error).toMatchObject({ status: 429, code: 'rate_limited', detail: 'scripted rate_limited', retryAfter: 1 });
+    expect(mine[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+    // Another call of the same client does not tell the first call's hook.
+    hits = [];
+    script = [problem(503, 'service_unavailable', { 'retry-after': '0' }), ok];
+    await shared.projects.list();
+    expect(mine).toHaveLength(1);
+
+    // A dollar budget that resets (a day's, a month's) sends Retry-After: waited like rate_limited when within maxRetryWait.
+    hits = [];
+    script = [problem(429, 'budget_exceeded', { 'retry-after': '0' }), ok];
+    const waits: RetryInfo[] = [];
+    await client().projects.list({ onRetry: (i) => waits.push(i) });
+    expect(waits.map((w) => w.error.code)).toEqual(['budget_exceeded']);
+    expect(hits).toHaveLength(2);
+    // A `total` budget sends none: it never resets, so it is thrown at once, not retried with backoff.
+    hits = [];
+    script = [problem(429, 'budget_exceeded'), ok];
+    const spent = await client().projects.list({ onRetry: (i) => waits.push(i) }).then(() => undefined, (err: unknown) => err);
+    expect(spent).toBeInstanceOf(RateLimitError);
+    expect(spent).toMatchObject({ status: 429, code: 'budget_exceeded', retryAfter: undefined });
+    expect(hits).toHaveLength(1);
+    expect(waits).toHaveLength(1);
+  });
+
   it('an unreachable server is an APIConnectionError after the retries', async () => {
     const retries: RetryInfo[] = [];
     const e = await new CodeGenClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', maxRetries: 1, onRetry: (i) => retries.push(i) }).projects.list().then(() => undefined, (err: unknown) => err);
@@ -189,6 +222,27 @@ describe('stream.generate retries before the first token, under the same rule an
     expect(retries.map((r) => [r.attempt, r.error.status, r.path])).toEqual([[1, 503, '/api/v1/stream'], [2, 408, '/api/v1/stream'], [3, 0, '/api/v1/stream']]);
     expect(generates).toBe(4);
     expect(opened).toBe(2);
+  });
+
+  it('a per-call onRetry hears a rate_limited error frame\'s wait with its message and retry_after; budget_exceeded without retry_after is not retried', async () => {
+    connections = [[{ status: 429, code: 'rate_limited', retry_after: 1 }, 'complete']];
+    const waits: RetryInfo[] = [];
+    const client = streamClient();
+    const started = Date.now();
+    const result = await client.stream.generate({ prompt: 'x' }, { onRetry: (i) => waits.push(i) }).result;
+    expect(result.output).toBe('ok');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatchObject({ attempt: 1, path: '/api/v1/stream' });
+    expect(waits[0]!.error).toMatchObject({ status: 429, code: 'rate_limited', detail: 'rate_limited', retryAfter: 1 });
+    expect(waits[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+
+    generates = 0;
+    connections = [[{ status: 429, code: 'budget_exceeded' }, 'complete']];
+    const e = await client.stream.generate({ prompt: 'x' }, { onRetry: (i) => waits.push(i) }).result.then(() => undefined, (err: unknown) => err);
+    expect(e).toMatchObject({ status: 429, code: 'budget_exceeded' });
+    expect(generates).toBe(1);
+    expect(waits).toHaveLength(1);
   });
 
   it('the budget is maxRetries in all (a 408 then a 409 with maxRetries 1 ends in the 409); a 409 `conflict` is not retried', async () => {

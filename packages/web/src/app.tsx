@@ -11,9 +11,10 @@ import { ProjectsPage } from './pages/projects.js';
 import { WorkflowsPage } from './pages/workflows.js';
 import { OAuthAppsPage } from './pages/oauth-apps.js';
 import { AccountPage } from './pages/account.js';
+import { BudgetsPage } from './pages/budgets.js';
 
 const NAV: [path: string, label: string][] = [
-  ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/projects', 'Projects'],
+  ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/budgets', 'Budgets'], ['/projects', 'Projects'],
   ['/workflows', 'Workflows'], ['/oauth-apps', 'OAuth apps'], ['/account', 'Account'],
 ];
 const PUBLIC = new Set(['/sign-in', '/sign-up']);
@@ -24,6 +25,7 @@ function page(path: string): ComponentChildren {
     case '/playground': return <PlaygroundPage />;
     case '/keys': return <KeysPage />;
     case '/usage': return <UsagePage />;
+    case '/budgets': return <BudgetsPage />;
     case '/projects': return <ProjectsPage projectId={id} />;
     case '/workflows': return <WorkflowsPage />;
     case '/runs': return <WorkflowsPage runId={id} />;

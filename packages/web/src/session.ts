@@ -42,7 +42,7 @@ async function csrfToken(): Promise<string> {
 
 /** A problem document's message, for showing to people. */
 export class SessionError extends Error {
-  constructor(message: string, readonly status: number, readonly code: string) { super(message); }
+  constructor(message: string, readonly status: number, readonly code: string, readonly errors: { path: string; message: string }[] = []) { super(message); }
 }
 
 async function post(path: string, body?: unknown): Promise<Response> {
@@ -59,7 +59,7 @@ async function post(path: string, body?: unknown): Promise<Response> {
 async function problem(res: Response): Promise<SessionError> {
   const doc = (await res.json().catch(() => ({}))) as { detail?: string; code?: string; errors?: { path: string; message: string }[] };
   const fields = doc.errors?.map((e) => `${e.path.replace(/^\//, '') || 'input'} ${e.message}`).join('; ');
-  return new SessionError(fields ? `${doc.detail ?? 'Invalid input'}: ${fields}` : doc.detail ?? `Request failed (${res.status})`, res.status, doc.code ?? 'error');
+  return new SessionError(fields ? `${doc.detail ?? 'Invalid input'}: ${fields}` : doc.detail ?? `Request failed (${res.status})`, res.status, doc.code ?? 'error', doc.errors ?? []);
 }
 
 function accept(body: { access_token: string; expires_in: number; user: SessionUser }) {
@@ -148,6 +148,7 @@ export async function rawApi<T>(method: string, path: string, body?: unknown): P
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!res.ok) throw await problem(res);
+  if (res.status === 204) return undefined as T; // DELETE: no content
   return (await res.json()) as T;
 }
 

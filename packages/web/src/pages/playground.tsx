@@ -2,6 +2,7 @@ import type { GenerationResult, GenerationStream } from '@codeloom/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { FileBrowser } from '../components/file-browser.js';
 import { ErrorText, Select } from '../components/ui.js';
+import { WaitNotice, refusalOf, waitHeadline, waitOfRetry, type Wait } from '../components/waiting.js';
 import { useLoad, useSession } from '../hooks.js';
 import { api, messageOf } from '../session.js';
 
@@ -18,6 +19,10 @@ export function PlaygroundPage() {
   const [elapsed, setElapsed] = useState(0);
   const [result, setResult] = useState<GenerationResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** A 429 the SDK is waiting out before the generation starts (a window or a budget that resets soon). */
+  const [wait, setWait] = useState<Wait | null>(null);
+  /** The 429 that ended the generation (a window or budget not worth waiting for, or still shut after the wait). */
+  const [refusal, setRefusal] = useState<Wait | null>(null);
   const stream = useRef<GenerationStream | null>(null);
   const outRef = useRef<HTMLPreElement>(null);
 
@@ -32,7 +37,7 @@ export function PlaygroundPage() {
     if (value('framework')) context.framework = value('framework');
     if (value('database')) context.database = value('database');
     if (form.get('includeTests')) context.includeTests = true;
-    setText(''); setTokens(0); setResult(null); setError(null); setPhase('streaming');
+    setText(''); setTokens(0); setResult(null); setError(null); setWait(null); setRefusal(null); setPhase('streaming');
     const started = performance.now();
     const timer = setInterval(() => setElapsed((performance.now() - started) / 1000), 100);
     const s = api().stream.generate({
@@ -40,12 +45,16 @@ export function PlaygroundPage() {
       ...(value('language') ? { language: value('language') } : {}),
       ...(value('model') ? { model: value('model') } : {}),
       ...(Object.keys(context).length ? { context } : {}),
+    }, {
+      // Said plainly while the SDK waits out a 429 (Retry-After) before the first token.
+      onRetry: ({ error: e, delayMs }) => setWait(waitOfRetry(e, delayMs) ?? null),
     });
     stream.current = s;
     let received = '';
     let count = 0;
     try {
       for await (const token of s) {
+        if (count === 0) setWait(null);
         received += token;
         count++;
         setText(received);
@@ -57,18 +66,25 @@ export function PlaygroundPage() {
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'cancelled') setPhase('stopped');
-      else { setError(messageOf(e)); setPhase('failed'); }
+      else {
+        const refused = refusalOf(e);
+        if (refused) setRefusal(refused); else setError(messageOf(e));
+        setPhase('failed');
+      }
     } finally {
+      setWait(null);
       clearInterval(timer);
       setElapsed((performance.now() - started) / 1000);
       if (stream.current === s) stream.current = null;
     }
   };
 
-  const status = phase === 'streaming' ? `Generating… ${tokens} tokens received`
+  const status = phase === 'streaming' && wait ? waitHeadline(wait, 'waiting')
+    : phase === 'streaming' ? `Generating… ${tokens} tokens received`
     : phase === 'done' && result ? `Done: ${result.tokens_used} tokens used in ${result.processing_time.toFixed(2)} s (${result.model})`
       : phase === 'stopped' ? `Stopped after ${tokens} tokens (${elapsed.toFixed(1)} s)`
-        : phase === 'failed' ? 'Generation failed' : '';
+        : phase === 'failed' && refusal ? `Generation refused: ${waitHeadline(refusal, 'refused')}`
+          : phase === 'failed' ? 'Generation failed' : '';
 
   return (
     <>
@@ -96,6 +112,8 @@ export function PlaygroundPage() {
           <span role="status" class="status" data-phase={phase}>{status}</span>
         </div>
       </form>
+      {phase === 'streaming' && wait && <WaitNotice wait={wait} mode="waiting" label="Waiting to start" />}
+      {phase === 'failed' && refusal && <WaitNotice wait={refusal} mode="refused" label="Generation refused" />}
       <ErrorText message={error ?? models.error ?? languages.error} />
       {(phase !== 'idle' || text) && (
         <section aria-labelledby="out-h">

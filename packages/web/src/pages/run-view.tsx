@@ -2,10 +2,22 @@ import type { Run, RunStep } from '@codeloom/client';
 import { useEffect, useState } from 'preact/hooks';
 import { FileBrowser } from '../components/file-browser.js';
 import { ErrorText } from '../components/ui.js';
+import { WaitNotice, waitHeadline, type Wait } from '../components/waiting.js';
 import { formatDate } from '../hooks.js';
 import { api, messageOf } from '../session.js';
 
 const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** The run record's `waiting` (set while the run waits for a window or a budget before its next step). */
+interface RunWaiting { code: string; message: string; until: string }
+const waitingOf = (run: Run | null): RunWaiting | null => (run as (Run & { waiting?: RunWaiting | null }) | null)?.waiting ?? null;
+/** A wait whose time has passed is over once the run shows progress again (in case no run_waiting with `waiting: null` came). */
+const clearPastWait = (r: Run | null): Run | null => {
+  const w = waitingOf(r);
+  return r && w && Date.parse(w.until) <= Date.now() ? ({ ...r, waiting: null } as Run) : r;
+};
+/** Words for a run's error code; the code itself is shown beside them. */
+const ERROR_WORDS: Record<string, string> = { budget_exceeded: 'Budget reached', rate_limited: 'Rate limit reached', cancelled: 'Cancelled' };
 
 /** One run, live: each step's status and streaming output over the WebSocket channel; Cancel run while it runs; its files once done. */
 export function RunView({ id }: { id: string }) {
@@ -31,13 +43,14 @@ export function RunView({ id }: { id: string }) {
         setWatching(true);
         for await (const event of watch) {
           if (stopped) break;
-          if (event.event === 'run_started' || event.event === 'complete') setRun(event.data);
+          if (event.event === 'run_started' || event.event === 'complete' || event.event === 'run_waiting') setRun(event.data);
           else if (event.event === 'step_started') {
             // A step running means the run is (the run_started event may have gone out before this page subscribed).
             setRun((r) => (r && r.status === 'queued' ? { ...r, status: 'running' } : r));
             patchStep(event.data.index, { status: 'running', agent: event.data.agent as RunStep['agent'], model: event.data.model });
           }
-          else if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
+          if (event.event === 'step_started' || event.event === 'token' || event.event === 'step_completed') setRun(clearPastWait);
+          if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
           else if (event.event === 'step_completed') patchStep(event.data.index, event.data.step);
           else if (event.event === 'error' && event.data.run) setRun(event.data.run);
         }
@@ -57,6 +70,8 @@ export function RunView({ id }: { id: string }) {
   };
 
   const done = run ? FINAL.has(run.status) : false;
+  const waiting = done ? null : waitingOf(run);
+  const wait: Wait | null = waiting ? { code: waiting.code, message: waiting.message, until: Date.parse(waiting.until) || null } : null;
   return (
     <>
       <p><a href="/dashboard/workflows">← Workflows and runs</a></p>
@@ -71,7 +86,14 @@ export function RunView({ id }: { id: string }) {
           </p>
           <p><strong>Task:</strong> {run.task}</p>
           {!done && <button type="button" class="danger" onClick={() => void cancel()}>Cancel run</button>}
-          {run.error && <p class="error">{run.error.code}: {run.error.message}</p>}
+          {/* Announced once when the run starts or stops waiting; the notice below counts down. */}
+          <p class="visually-hidden" role="status">{wait ? waitHeadline(wait, 'waiting') : ''}</p>
+          {wait && <WaitNotice wait={wait} mode="waiting" label="The run is waiting" />}
+          {run.error && (
+            <p class="error" data-testid="run-error">
+              {ERROR_WORDS[run.error.code] ? <>{ERROR_WORDS[run.error.code]}: {run.error.message} <span class="muted">({run.error.code})</span></> : <>{run.error.code}: {run.error.message}</>}
+            </p>
+          )}
           <h2>Steps</h2>
           <ol class="steps" aria-label="Steps">
             {run.steps.map((s) => (

@@ -31,6 +31,7 @@ import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 import { registerSseStreams } from './plugins/sse-streams.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 import { usageRoutes } from './modules/usage/usage-routes.js';
+import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
 import { OAuthService } from './modules/oauth/oauth-service.js';
@@ -152,6 +153,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     await api.register(workflowsRoutes({ workflows: ctx.workflows, runs }));
     await api.register(runsRoutes({ runs }));
     await api.register(usageRoutes({ usage: new UsageService(store) }));
+    await api.register(budgetsRoutes({ budgets: ctx.budgets }));
   }, { prefix: API_PREFIX });
   await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models }), { prefix: OPENAI_PREFIX });
 }

@@ -17,6 +17,7 @@ import type { WorkflowsService } from './modules/workflows/workflows-service.js'
 import type { RunsService } from './modules/runs/runs-service.js';
 import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
+import type { BudgetsService } from './modules/budgets/budgets-service.js';
 
 /**
  * Everything the routes need, built once in buildApp and closed in reverse on
@@ -44,4 +45,5 @@ export interface AppContext {
   runEvents: RunEventBus;
   /** Open WebSocket connections by account, told of revocations on every instance. */
   credentialWatch: CredentialWatch;
+  budgets: BudgetsService;
 }

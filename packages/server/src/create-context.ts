@@ -29,6 +29,9 @@ import { RunsService } from './modules/runs/runs-service.js';
 import { RunExecutor } from './modules/runs/run-executor.js';
 import { atStartup } from './startup-failure.js';
 import { createRunEngine } from './modules/runs/create-run-engine.js';
+import { BudgetBook } from './modules/budgets/budget-book.js';
+import { BudgetsService } from './modules/budgets/budgets-service.js';
+import { NO_WEBHOOKS } from './modules/webhooks/webhook-events.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -56,6 +59,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const credentialWatch = new CredentialWatch(redis, `${prefix}credentials`);
   auth.attachCredentialEvents(credentialWatch);
   const rateLimiter = new RateLimiter(limits);
+  // Dollar budgets are reserved and settled with the tokens of every model call (token-spend.ts); their alerts go to the webhooks.
+  const budgetBook = new BudgetBook(store, limits, NO_WEBHOOKS);
+  rateLimiter.spend.attachBudgets(budgetBook);
   const models = await buildModelRegistry(config);
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
   const projects = new ProjectsService(store);
@@ -87,6 +93,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     runs,
     runEvents,
     credentialWatch,
+    budgets: new BudgetsService(store, budgetBook),
   };
 }
 

@@ -12,10 +12,17 @@ export interface WindowSpec {
   monthly?: boolean;
   /** Whose limit this is, in a refusal's words (e.g. "this API key's"); default: the plan's. */
   owner?: string;
+  /** One window that never ends (a budget for all time): no expiry, and use above its limit stays in it (there is no next window). */
+  total?: boolean;
 }
+
+/** Where a `total` window "ends" (2100-01-01): it never frees up. */
+export const TOTAL_END = 4_102_444_800;
 
 export interface WindowState {
   limit: number;
+  /** What the window holds now (reserved and settled; may exceed `limit` only in a `total` window). */
+  used: number;
   remaining: number;
   /** Unix time (seconds) at which this window frees up. */
   resetAt: number;
@@ -51,6 +58,11 @@ export interface LimitStore {
   adjust(windows: WindowSpec[], delta: number, atMs: number): Promise<WindowState[]>;
   /** Current state without changing anything. */
   peek(windows: WindowSpec[]): Promise<WindowState[]>;
+  /**
+   * Sets the window current now to `count` only if the store holds nothing for it (a counter rebuilt from
+   * the database after a restart: a budget's spend). True when it was set.
+   */
+  seed(window: WindowSpec, count: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -60,6 +72,7 @@ export function windowStart(windowSec: number, nowMs: number): number {
 
 /** Start and end (Unix seconds) of the window current at `nowMs`. */
 export function windowBounds(w: WindowSpec, nowMs: number): { start: number; end: number } {
+  if (w.total) return { start: 0, end: TOTAL_END };
   if (w.monthly) {
     const d = new Date(nowMs);
     return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 };
@@ -69,6 +82,7 @@ export function windowBounds(w: WindowSpec, nowMs: number): { start: number; end
 }
 
 export function windowKey(w: WindowSpec, nowMs: number): string {
+  if (w.total) return `${w.key}:total`;
   return `${w.key}:${w.monthly ? windowBounds(w, nowMs).start : windowStart(w.windowSec, nowMs)}`;
 }
 
@@ -90,8 +104,18 @@ export function settled(current: number, next: number, delta: number, limit: num
   return { current: current + put, next: next + (delta - put) };
 }
 
+/** The limit a settle fills the current window up to before carrying: none for a `total` window (nothing comes after it). */
+export function settleLimit(w: WindowSpec): number {
+  return w.total ? Number.MAX_SAFE_INTEGER : w.limit;
+}
+
+/** How long (ms from `nowMs`) the store keeps the counter of the window current at `nowMs`: until it ends, and a second more. */
+export function windowTtlMs(w: WindowSpec, nowMs: number): number {
+  return windowBounds(w, nowMs).end * 1000 - nowMs + 1000;
+}
+
 export function stateOf(w: WindowSpec, count: number, nowMs: number): WindowState {
-  return { limit: w.limit, remaining: Math.max(0, w.limit - count), resetAt: windowBounds(w, nowMs).end };
+  return { limit: w.limit, used: count, remaining: Math.max(0, w.limit - count), resetAt: windowBounds(w, nowMs).end };
 }
 
 /** The window a client should hear about: the fewest remaining; on a tie, the one that frees up last. */

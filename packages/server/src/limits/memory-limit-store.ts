@@ -1,4 +1,4 @@
-import { nextWindowKey, settled, stateOf, windowBounds, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+import { nextWindowKey, settleLimit, settled, stateOf, windowBounds, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
 
 /** One process's counters. Exact because Node runs this synchronously: nothing interleaves between check and add. */
 export class MemoryLimitStore implements LimitStore {
@@ -48,7 +48,7 @@ export class MemoryLimitStore implements LimitStore {
       const nextKey = nextWindowKey(w, nowMs);
       const nextEntry = this.counters.get(nextKey);
       const next = nextEntry && nextEntry.expiresAt > nowMs ? nextEntry.count : 0;
-      const out = settled(cur.count, next, delta, w.limit, windowKey(w, atMs) === cur.key);
+      const out = settled(cur.count, next, delta, settleLimit(w), windowKey(w, atMs) === cur.key);
       if (out.current !== cur.count) this.write(w, cur.key, out.current, nowMs);
       if (out.next !== next) {
         if (nextEntry && nextEntry.expiresAt > nowMs) nextEntry.count = out.next;
@@ -76,6 +76,15 @@ export class MemoryLimitStore implements LimitStore {
   async peek(windows: WindowSpec[]): Promise<WindowState[]> {
     const nowMs = this.now();
     return windows.map((w) => stateOf(w, this.read(w, nowMs).count, nowMs));
+  }
+
+  async seed(w: WindowSpec, count: number): Promise<boolean> {
+    const nowMs = this.now();
+    const key = windowKey(w, nowMs);
+    const entry = this.counters.get(key);
+    if (entry && entry.expiresAt > nowMs) return false;
+    this.write(w, key, count, nowMs);
+    return true;
   }
 
   private sweep() {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { nextWindowKey, stateOf, windowBounds, windowKey, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+import { nextWindowKey, settleLimit, stateOf, windowBounds, windowKey, windowTtlMs, type ConsumeResult, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
 
 /**
  * Check-then-add runs inside one Lua script, so Redis executes it as a
@@ -84,7 +84,7 @@ export class RedisLimitStore implements LimitStore {
     if (windows.length === 0) return { ok: true, states: [], atMs: nowMs };
     const keys = windows.map((w) => this.prefix + windowKey(w, nowMs));
     const args: Array<string | number> = [mode];
-    windows.forEach((w, i) => args.push(typeof cost === 'number' ? cost : (cost[i] ?? 0), w.limit, (w.windowSec + 1) * 1000));
+    windows.forEach((w, i) => args.push(typeof cost === 'number' ? cost : (cost[i] ?? 0), w.limit, windowTtlMs(w, nowMs)));
     const [ok, ...counts] = await this.redis.codeloomConsume(keys.length, ...keys, ...args);
     return { ok: ok === 1, states: windows.map((w, i) => stateOf(w, Number(counts[i]), nowMs)), atMs: nowMs };
   }
@@ -104,8 +104,8 @@ export class RedisLimitStore implements LimitStore {
       const { end } = windowBounds(w, nowMs);
       keys.push(this.prefix + current, this.prefix + nextWindowKey(w, nowMs));
       // A key made here lives until its window ends, and a second more (as consume's do).
-      args.push(Math.round((used[i] ?? 0) - (reserved[i] ?? 0)), w.limit, windowKey(w, atMs) === current ? 1 : 0,
-        end * 1000 - nowMs + 1000, windowBounds(w, end * 1000).end * 1000 - nowMs + 1000);
+      args.push(Math.round((used[i] ?? 0) - (reserved[i] ?? 0)), settleLimit(w), windowKey(w, atMs) === current ? 1 : 0,
+        windowTtlMs(w, nowMs), windowBounds(w, end * 1000).end * 1000 - nowMs + 1000);
     }
     const counts = await this.redis.codeloomSettle(keys.length, ...keys, ...args);
     return windows.map((w, i) => stateOf(w, Number(counts[i]), nowMs));
@@ -123,6 +123,11 @@ export class RedisLimitStore implements LimitStore {
 
   async peek(windows: WindowSpec[]): Promise<WindowState[]> {
     return (await this.run(windows, 0, 0)).states;
+  }
+
+  async seed(w: WindowSpec, count: number): Promise<boolean> {
+    const nowMs = this.now();
+    return (await this.redis.set(this.prefix + windowKey(w, nowMs), String(Math.round(count)), 'PX', windowTtlMs(w, nowMs), 'NX')) === 'OK';
   }
 
   async close() {}

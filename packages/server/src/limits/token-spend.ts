@@ -1,11 +1,13 @@
 import { PLANS, type Environment, type PlanName } from '@codeloom/protocol';
-import { AppError, rateLimited } from '../errors.js';
-import type { LimitStore, WindowSpec, WindowState } from './limit-store.js';
+import { AppError, rateLimited, retryAfterHeader, secondsUntil } from '../errors.js';
+import { TOTAL_END, type LimitStore, type WindowSpec, type WindowState } from './limit-store.js';
+import type { BudgetSource, BudgetWindow } from './budget-source.js';
 
 /** Whose budget a model call spends: an account in one environment, on its plan (a Principal fits). */
 export interface SpendSubject {
   user: { id: string };
-  org: { plan: PlanName };
+  /** The organization (its `id` selects its budgets; absent in tools that charge no budget). */
+  org: { id?: string; plan: PlanName };
   environment: Environment;
   /** Set when the call is made with an API key: its usage is counted per key, and its own limits apply. */
   apiKeyId?: string | undefined;
@@ -23,12 +25,15 @@ export interface KeyLimits {
 export interface TokenReservation {
   /** Tokens held (0 in the sandbox environment, which has no quota). */
   readonly tokens: number;
+  /** Micro-dollars held from the subject's budgets (0 when none applies). */
+  readonly costMicros: number;
   /**
-   * Settles to what the call really used, so that exactly `used` is charged: the rest goes back to the
-   * window it was taken from; use beyond the reservation is charged too, into the current window up to its
-   * limit and past it into the next window (carried, never dropped). Only the first settle counts.
+   * Settles to what the call really used (tokens, and its cost in micro-dollars for the budgets), so that
+   * exactly that is charged: the rest goes back to the window it was taken from; use beyond the reservation
+   * is charged too, into the current window up to its limit and past it into the next window (carried,
+   * never dropped). Only the first settle counts.
    */
-  settle(used: number): Promise<void>;
+  settle(used: number, costMicros?: number): Promise<void>;
   /** Gives it all back (the call never started): `settle(0)`, and a no-op once settled. */
   release(): Promise<void>;
 }
@@ -39,7 +44,7 @@ export interface ReservationParts {
   output: number;
 }
 
-const FREE: TokenReservation = { tokens: 0, settle: async () => {}, release: async () => {} };
+const FREE: TokenReservation = { tokens: 0, costMicros: 0, settle: async () => {}, release: async () => {} };
 
 /**
  * The one home of a model call's token spend (CONTRACT §6, §11, §12.2). `reserve` takes the call's most
@@ -47,15 +52,22 @@ const FREE: TokenReservation = { tokens: 0, settle: async () => {}, release: asy
  * plan's tokens per minute; an API key's tokens_per_minute and monthly_tokens), all or nothing, in one atomic
  * step of the LimitStore (a Lua script on Redis), so across instances and concurrent calls the tokens
  * admitted in a window never exceed its figure. `settle` then makes the charge exactly what was used, in one
- * atomic step too. The store takes one amount per window, so other meters (a budget in micro-dollars) can be
- * reserved and settled with the tokens in the same step.
+ * atomic step too. The store takes one amount per window, so the dollar budgets that apply (a BudgetSource,
+ * in micro-dollars) are reserved and settled with the tokens in the same step.
  */
 export class TokenSpend {
+  private budgets: BudgetSource | undefined;
+
   constructor(
     private readonly store: LimitStore,
     /** Told when a settle could not reach the store; the reservation then stays held (the safe side) until its window ends. */
     private readonly onSettleError: (error: unknown) => void = (error) => process.emitWarning(`token settle failed: ${String(error)}`),
   ) {}
+
+  /** Dollar budgets, reserved with the tokens from now on. */
+  attachBudgets(budgets: BudgetSource): void {
+    this.budgets = budgets;
+  }
 
   /** The windows a subject's model tokens count against; none in the sandbox environment. */
   static windowsFor(subject: SpendSubject): WindowSpec[] {
@@ -64,30 +76,48 @@ export class TokenSpend {
   }
 
   /**
-   * Holds `tokens`, or throws without holding anything: 400 `request_too_large` when `tokens` is more than a
-   * window's whole figure (the call can never fit: waiting would not help), else 429 `rate_limited` (with
-   * Retry-After and X-RateLimit-* headers) when a window has not that much left now.
+   * Holds `tokens` (and `costMicros` from every budget that applies), or throws without holding anything:
+   * 400 `request_too_large` when the amount is more than a window's or a budget's whole figure (the call can
+   * never fit: waiting would not help); else 429 `rate_limited` (a token window, with Retry-After and
+   * X-RateLimit-* headers) or 429 `budget_exceeded` (a budget: Retry-After when its period resets, none for
+   * a `total` budget) when one has not that much left now.
    */
-  async reserve(subject: SpendSubject, tokens: number, parts?: ReservationParts): Promise<TokenReservation> {
-    const windows = TokenSpend.windowsFor(subject);
-    if (!windows.length) return FREE;
+  async reserve(subject: SpendSubject, tokens: number, parts?: ReservationParts, costMicros = 0): Promise<TokenReservation> {
+    const tokenWindows = TokenSpend.windowsFor(subject);
+    if (!tokenWindows.length) return FREE;
+    const budgetWindows = this.budgets ? await this.budgets.windowsFor(subject) : [];
     const amount = Math.max(1, Math.ceil(tokens));
-    for (const w of windows) if (amount > w.limit) throw tooLarge(w, amount, parts);
-    const { allowed, states, atMs } = await this.store.consume(windows, amount);
-    if (!allowed) throw refusal(windows, states, amount);
+    const cost = Math.max(0, Math.ceil(costMicros));
+    for (const w of tokenWindows) if (amount > w.limit) throw tooLarge(w, amount, parts);
+    for (const w of budgetWindows) if (cost > w.limit) throw costTooLarge(w, cost);
+    const windows: WindowSpec[] = budgetWindows.length ? [...tokenWindows, ...budgetWindows] : tokenWindows;
+    const amounts = budgetWindows.length ? [...tokenWindows.map(() => amount), ...budgetWindows.map(() => cost)] : amount;
+    const { allowed, states, atMs } = await this.store.consume(windows, amounts);
+    if (!allowed) {
+      const i = budgetWindows.findIndex((_, j) => states[tokenWindows.length + j]!.remaining < cost);
+      if (i < 0 || tokenWindows.some((_, j) => states[j]!.remaining < amount)) throw refusal(tokenWindows, states, amount);
+      const budgetState = states[tokenWindows.length + i]!;
+      this.budgets!.refused(budgetWindows[i]!, budgetState);
+      throw budgetRefusal(budgetWindows[i]!, budgetState, cost);
+    }
     let settled = false;
-    const settle = async (used: number) => {
+    const settle = async (used: number, usedMicros = 0) => {
       if (settled) return;
       settled = true;
       const charge = Math.max(0, Math.round(used));
-      if (charge === amount) return;
+      const chargeMicros = Math.max(0, Math.round(usedMicros));
+      // Without budgets an exact reservation needs no second step; a budget's alerts need its state after the call.
+      if (charge === amount && !budgetWindows.length) return;
       try {
-        await this.store.settle(windows, windows.map(() => amount), windows.map(() => charge), atMs);
+        const after = await this.store.settle(windows,
+          windows.map((_, i) => (i < tokenWindows.length ? amount : cost)),
+          windows.map((_, i) => (i < tokenWindows.length ? charge : chargeMicros)), atMs);
+        if (budgetWindows.length) this.budgets!.settled(budgetWindows, after.slice(tokenWindows.length));
       } catch (error) {
         this.onSettleError(error);
       }
     };
-    return { tokens: amount, settle, release: () => settle(0) };
+    return { tokens: amount, costMicros: budgetWindows.length ? cost : 0, settle, release: () => settle(0, 0) };
   }
 
   /** What is left of the subject's tokens this minute (no change). */
@@ -131,6 +161,22 @@ function tooLarge(w: WindowSpec, needed: number, parts: ReservationParts | undef
   const made = parts ? ` (its prompt counts as up to ${parts.prompt}, its output cap is ${parts.output})` : '';
   return new AppError('request_too_large',
     `This call may use up to ${needed} tokens${made}: more than ${w.owner ?? "the plan's"} ${w.limit} tokens per ${w.monthly ? 'month' : 'minute'}, so it can never fit; lower max_tokens or shorten the prompt.`);
+}
+
+/** Micro-dollars in words: "$0.004200". */
+export const dollars = (micros: number): string => `$${(micros / 1_000_000).toFixed(6)}`;
+
+/** 429 `budget_exceeded`: a budget has not the call's most cost left; Retry-After when its period resets (none for `total`). */
+function budgetRefusal(w: BudgetWindow, s: WindowState, needed: number): AppError {
+  const when = w.total ? 'it is a total budget and does not reset' : `it resets at ${new Date(s.resetAt * 1000).toISOString()}`;
+  const detail = `${capitalize(w.scopeWords)} ${w.period === 'total' ? 'total' : `${w.period === 'day' ? 'daily' : 'monthly'}`} budget of ${dollars(w.limit)} (${w.budgetId}) is reached: ${dollars(s.remaining)} left, this call may cost up to ${dollars(needed)} (its prompt and max_tokens at the model's price); ${when}.`;
+  return new AppError('budget_exceeded', detail, s.resetAt < TOTAL_END ? { headers: retryAfterHeader(secondsUntil(s.resetAt)) } : {});
+}
+
+/** 400 `request_too_large`: the call's most cost alone is more than a budget's whole amount. */
+function costTooLarge(w: BudgetWindow, needed: number): AppError {
+  return new AppError('request_too_large',
+    `This call may cost up to ${dollars(needed)} (its prompt and max_tokens at the model's price): more than ${w.scopeWords} whole budget of ${dollars(w.limit)} (${w.budgetId}), so it can never fit; lower max_tokens or shorten the prompt.`);
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

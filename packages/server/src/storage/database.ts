@@ -23,6 +23,18 @@ export interface UsageDailyTable {
   /** Integer micro-dollars (0 on rows from before prices, migration 0008). */
   cost_micros: number | string;
 }
+/** A budget in integer micro-dollars (migration 0009); `alert_thresholds` is a JSON array of fractions. */
+export interface BudgetsTable {
+  id: string; org_id: string; user_id: string; scope_type: string; scope_id: string; amount_micros: number | string;
+  period: string; alert_thresholds: string; created_at: string; updated_at: string;
+}
+/** An organization's webhook (migration 0010). `events` is a JSON array; `secret` signs deliveries, so it is kept as it is (never returned after creation, never logged). */
+export interface WebhooksTable { id: string; user_id: string; url: string; events: string; description: string; secret: string; created_at: string }
+/** One event sent to one webhook: the exact body, and where its delivery stands (pending | succeeded | failed). */
+export interface WebhookDeliveriesTable {
+  id: string; webhook_id: string; event_id: string; event_type: string; body: string; status: string; attempts: number;
+  response_status: number | null; last_error: string | null; next_attempt_at: string | null; created_at: string; delivered_at: string | null;
+}
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
 export interface GenerationsTable {
@@ -46,6 +58,8 @@ export interface RunsTable {
   error: string | null; created_at: string; started_at: string | null; finished_at: string | null;
   /** The API key the run was started with (its steps are charged to it); null for a session or OAuth token. */
   api_key_id: string | null;
+  /** JSON `{code, message, until}` while the run waits before a step (a window or budget refused it for now); null otherwise (migration 0011). */
+  waiting: string | null;
 }
 
 /** OAuth 2.0: registered clients, their short-lived codes, grants (one per code exchange: a refresh-token family) and tokens. Secrets only as SHA-256. */
@@ -81,6 +95,9 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  budgets: BudgetsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   signing_keys: SigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;

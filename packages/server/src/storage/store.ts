@@ -12,6 +12,8 @@ import { OAuthClientsRepo } from './repos/oauth-clients-repo.js';
 import { OAuthGrantsRepo } from './repos/oauth-grants-repo.js';
 import { WebSessionsRepo } from './repos/web-sessions-repo.js';
 import { UsageRepo } from './repos/usage-repo.js';
+import { BudgetsRepo } from './repos/budgets-repo.js';
+import { WebhooksRepo } from './repos/webhooks-repo.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
@@ -30,6 +32,8 @@ export interface Store {
   oauthGrants: OAuthGrantsRepo;
   webSessions: WebSessionsRepo;
   usage: UsageRepo;
+  webhooks: WebhooksRepo;
+  budgets: BudgetsRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -52,5 +56,7 @@ export function createStore(handle: DatabaseHandle): Store {
     oauthGrants: new OAuthGrantsRepo(db),
     webSessions: new WebSessionsRepo(db),
     usage: new UsageRepo(db, handle.dialect, writes),
+    webhooks: new WebhooksRepo(db),
+    budgets: new BudgetsRepo(db),
   };
 }

@@ -28,8 +28,8 @@ export interface ModelCall {
   reservation?: TokenReservation | undefined;
   /** Told which model an attempt goes to, before it starts (the asked one, then each fallback tried). */
   onAttempt?: ((model: RegisteredModel) => void) | undefined;
-  /** Told the tokens charged once the call has settled, whether it succeeded, failed or was aborted. */
-  onSettled?: ((tokens: number) => void) | undefined;
+  /** Told the tokens charged (and their cost in integer micro-dollars) once the call has settled, whether it succeeded, failed or was aborted. */
+  onSettled?: ((tokens: number, costMicros: number) => void) | undefined;
   /**
    * For a caller that stores a record of a successful call right after it (POST /generate): the call
    * returns without waiting for its settle and usage row, and `result.committed` resolves once both are
@@ -114,24 +114,40 @@ export function tokensToReserve(call: ModelCall): number {
   return parts.prompt + parts.output;
 }
 
-/** The reservation of a call in its two parts (the words of a refusal name both). */
-function reservationOf(call: ModelCall): { prompt: number; output: number } {
-  // With fallbacks, enough for whichever of them ends up serving.
+/**
+ * The most each model that may serve a call (the one asked for, then its fallbacks) would use: exactly what a
+ * provider that knows in advance (the sandbox) plans, else the bound of the prompt plus the output cap. A run's
+ * ceilings (modules/runs/run-ceilings.ts) size a step's output cap from these, as the reservation does.
+ */
+export function candidateUses(call: ModelCall): Array<{ model: RegisteredModel; prompt: number; output: number }> {
   const cap = outputCap(call.model, call.maxTokens);
-  let most = { prompt: 0, output: 0 };
   let bound: number | undefined;
-  for (const model of candidatesFor(call)) {
+  return candidatesFor(call).map((model) => {
     const planned = model.provider.plannedUsage?.(providerOptions(call, model));
-    const next = planned ? { prompt: planned.promptTokens, output: planned.completionTokens } : { prompt: bound ??= promptTokenBound(call.messages, call.suffix), output: cap };
-    if (next.prompt + next.output > most.prompt + most.output) most = next;
-  }
-  return most;
+    return planned ? { model, prompt: planned.promptTokens, output: planned.completionTokens } : { model, prompt: bound ??= promptTokenBound(call.messages, call.suffix), output: cap };
+  });
 }
 
-/** Holds a call's most tokens from the subject's budget, or throws (holding nothing) 429 `rate_limited` with Retry-After, or 400 `request_too_large` when it can never fit. */
+/** The reservation of a call: its prompt and output parts (the words of a refusal name both), and its most cost in micro-dollars. */
+function reservationOf(call: ModelCall): { prompt: number; output: number; costMicros: number } {
+  // With fallbacks, enough for whichever of them ends up serving (each at its own price).
+  let most = { prompt: 0, output: 0 };
+  let mostCost = 0;
+  for (const { model, ...next } of candidateUses(call)) {
+    if (next.prompt + next.output > most.prompt + most.output) most = next;
+    if (model.price) mostCost = Math.max(mostCost, costMicros(model.price, { promptTokens: next.prompt, completionTokens: next.output }));
+  }
+  return { ...most, costMicros: mostCost };
+}
+
+/**
+ * Holds a call's most tokens (and most cost, from the dollar budgets that apply) from the subject's windows,
+ * or throws holding nothing: 429 `rate_limited` with Retry-After, 429 `budget_exceeded`, or 400
+ * `request_too_large` when it can never fit.
+ */
 export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<TokenReservation> {
-  const parts = reservationOf(call);
-  return spend.reserve(call.subject, parts.prompt + parts.output, parts);
+  const { prompt, output, costMicros: cost } = reservationOf(call);
+  return spend.reserve(call.subject, prompt + output, { prompt, output }, cost);
 }
 
 /** The prompt tokens Codeloom counts for a call its provider reported none of: the sandbox's exact count, else the prompt's bound. */
@@ -215,7 +231,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     spent = usage.promptTokens + usage.completionTokens;
     // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
     cost = costMicros(served.price, usage);
-    committed = settleAndRecord(reservation, spent, call, meter && { subject: call.subject, model: served.id, outcome, ...usage, costMicros: cost }, meter);
+    committed = settleAndRecord(reservation, spent, cost, call, meter && { subject: call.subject, model: served.id, outcome, ...usage, costMicros: cost }, meter);
     if (outcome !== 'succeeded' || !call.deferCommit) await committed;
     // The caller awaits it; until then a failure must not count as unhandled.
     else committed.catch(() => {});
@@ -224,13 +240,13 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
 }
 
 /** The settle and the usage row of a call, started together (the row joins the next group commit at once). */
-async function settleAndRecord(reservation: TokenReservation, spent: number, call: ModelCall, entry: UsageEntry | undefined, meter: UsageMeter | undefined): Promise<void> {
+async function settleAndRecord(reservation: TokenReservation, spent: number, cost: number, call: ModelCall, entry: UsageEntry | undefined, meter: UsageMeter | undefined): Promise<void> {
   const recorded = entry && meter!.record(entry);
   // Marked handled now: a usage write that fails while the settle is pending must not be an unhandled rejection
   // (that ends a Node process); `await recorded` below still throws its error to the caller.
   recorded?.catch(() => {});
-  await reservation.settle(spent);
-  call.onSettled?.(spent);
+  await reservation.settle(spent, cost);
+  call.onSettled?.(spent, cost);
   await recorded;
 }
 

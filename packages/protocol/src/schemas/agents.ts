@@ -7,9 +7,22 @@ export const AGENT_TYPES = ['planner', 'architect', 'coder', 'reviewer', 'tester
 export type AgentType = (typeof AGENT_TYPES)[number];
 export const AgentTypeSchema = StringEnum(AGENT_TYPES);
 
+/** Highest `max_cost_usd` a run may be given (USD). */
+export const MAX_RUN_COST_USD = 100_000;
+/** Highest `max_tokens` a run may be given (its whole run, every step's prompt and answer). */
+export const MAX_RUN_TOKENS = 100_000_000;
+
+const PerCallMaxTokens = () => Type.Integer({ minimum: 1, maximum: 32_768, description: 'Output cap of each model call (each step\'s answer), in tokens. Not the run ceiling `max_tokens` (snake case), which bounds the whole run.' });
+/** The run ceilings (CONTRACT §12.2, docs/agents.md "Run ceilings"), the same on agents, workflows and execute bodies. */
+const RunCeilingFields = () => ({
+  max_cost_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_RUN_COST_USD, description: `Ceiling on what the whole run may cost, in USD (> 0, at most ${MAX_RUN_COST_USD}, at most six decimals), at the models' prices. Each step's output cap is lowered so the step can never cross it; when nothing is left the run ends \`failed\` with code \`budget_exceeded\`. Unpriced models cost 0.` })),
+  max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_TOKENS, description: `Ceiling on the tokens of the whole run (every step's prompt and answer), 1–${MAX_RUN_TOKENS}. Each step's output cap is lowered so the step can never cross it; when nothing is left the run ends \`failed\` with code \`budget_exceeded\`. Not \`maxTokens\` (camel case), the output cap of each step.` })),
+});
+
 export const AgentConfigSchema = Type.Object({
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-  maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_768 })),
+  maxTokens: Type.Optional(PerCallMaxTokens()),
+  ...RunCeilingFields(),
   specialization: Type.Optional(Type.String({ maxLength: 200, description: 'An agent type (planner, architect, coder, reviewer, tester, documenter) or free text; free text acts as a coder with that focus.' })),
 });
 
@@ -32,7 +45,8 @@ export const WorkflowConfigSchema = Type.Object(
   {
     max_iterations: Type.Optional(Type.Integer({ minimum: 0, maximum: 5, description: 'How often a reviewer may send work back to the coder (default 2).' })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-    maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_768 })),
+    maxTokens: Type.Optional(PerCallMaxTokens()),
+    ...RunCeilingFields(),
   },
   { additionalProperties: Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean()]), maxProperties: 30 },
 );
@@ -59,6 +73,7 @@ export const ExecuteBodySchema = Type.Object({
   )),
   project_id: Type.Optional(SingleLine({ minLength: 1, maxLength: 64 })),
   language: Type.Optional(SingleLine({ minLength: 1, maxLength: 40 })),
+  config: Type.Optional(Type.Object(RunCeilingFields(), { additionalProperties: false, description: 'Run ceilings for this run; each one given replaces the agent\'s or workflow\'s own.' })),
 });
 export type ExecuteBody = Static<typeof ExecuteBodySchema>;
 
@@ -70,6 +85,20 @@ export type StepStatus = (typeof STEP_STATUSES)[number];
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const ErrorInfo = Type.Object({ code: Type.String(), message: Type.String(), step: Type.Optional(Type.Integer()) });
 
+export const RUN_WAIT_CODES = ['rate_limited', 'budget_exceeded'] as const;
+export const RunWaitingSchema = Type.Object({
+  code: StringEnum(RUN_WAIT_CODES, { description: 'Why the run waits: a tokens-per-minute window (`rate_limited`) or a budget (`budget_exceeded`) refused its next step for now.' }),
+  message: Type.String(),
+  until: Type.String({ format: 'date-time', description: 'When the run tries the step again (RFC 3339).' }),
+}, { description: 'Set while the run waits before its next step; null otherwise.' });
+export type RunWaiting = Static<typeof RunWaitingSchema>;
+
+export const RunLimitsSchema = Type.Object({
+  max_cost_usd: Type.Union([Type.Number(), Type.Null()]),
+  max_tokens: Type.Union([Type.Integer(), Type.Null()]),
+}, { description: 'The run ceilings that apply (the execute body\'s, else the agent\'s or workflow\'s); null when it has none.' });
+export type RunLimits = Static<typeof RunLimitsSchema>;
+
 export const RunStepSchema = Type.Object({
   index: Type.Integer(),
   agent: AgentTypeSchema,
@@ -77,6 +106,7 @@ export const RunStepSchema = Type.Object({
   status: StringEnum(STEP_STATUSES),
   output: Type.String(),
   tokens_used: Type.Integer(),
+  cost_usd: Type.Number({ description: 'What this step\'s model call cost, in USD (0 for an unpriced model).' }),
   started_at: Nullable(Type.String()),
   finished_at: Nullable(Type.String()),
   iteration: Type.Integer({ description: 'Which pass of the review loop this step belongs to (0 first).' }),
@@ -98,6 +128,9 @@ export const RunSchema = Type.Object({
   steps: Type.Array(RunStepSchema),
   result: Type.Union([Type.Object({ files: Type.Array(GeneratedFileSchema), summary: Type.String(), verification: Type.Optional(VerificationAttemptSchema) }), Type.Null()]),
   tokens_used: Type.Integer(),
+  cost_usd: Type.Number({ description: 'What the run has cost so far, in USD: the sum of its steps\' costs.' }),
+  limits: Type.Union([RunLimitsSchema, Type.Null()]),
+  waiting: Type.Union([RunWaitingSchema, Type.Null()]),
   error: Type.Union([ErrorInfo, Type.Null()]),
   created_at: Type.String(),
   started_at: Nullable(Type.String()),

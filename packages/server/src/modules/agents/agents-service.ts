@@ -7,7 +7,7 @@ import type { OwnedDocument } from '../../storage/repos/owned-documents-repo.js'
 import type { Principal } from '../../identity/principal.js';
 import { paginate, type Page } from '../pagination.js';
 import type { AgentData } from '../../storage/repos/document-data.js';
-import { requireModel, requireName } from './document-checks.js';
+import { checkCeilings, requireModel, requireName } from './document-checks.js';
 
 const ownerOf = (p: Principal) => ({ userId: p.user.id, environment: p.environment });
 
@@ -25,6 +25,7 @@ export class AgentsService {
   async createAgent(principal: Principal, body: CreateAgentBody): Promise<Agent> {
     requireModel(this.models, body.model, '/model');
     const config = body.config ?? {};
+    checkCeilings(config, '/config');
     const doc = await this.store.agents.create(ownerOf(principal), newId('agt'), requireName(body.name), { model: body.model, type: agentTypeFor(config.specialization), config });
     return toAgent(doc);
   }

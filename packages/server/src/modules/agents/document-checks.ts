@@ -9,6 +9,15 @@ export function requireModel(models: ModelRegistry, model: string, path: string)
   }
 }
 
+/** A config's `max_cost_usd` (a run ceiling) has at most six decimals, a whole number of micro-dollars; else validation_failed at `path`/max_cost_usd. */
+export function checkCeilings(config: { max_cost_usd?: unknown } | undefined, path: string): void {
+  const v = config?.max_cost_usd;
+  if (typeof v !== 'number') return;
+  if (Math.abs(Math.round(v * 1_000_000) - v * 1_000_000) > 1e-6) {
+    throw new AppError('validation_failed', `max_cost_usd has more than six decimals (got ${v}).`, { errors: [{ path: `${path}/max_cost_usd`, message: 'must have at most six decimals' }] });
+  }
+}
+
 /** A name, trimmed; blank is a validation_failed. */
 export function requireName(name: string): string {
   const trimmed = name.trim();

@@ -20,7 +20,7 @@ export function failRun(run: RunState, status: 'failed' | 'cancelled', error: { 
     if (s.status === 'running') Object.assign(s, { status: 'failed', finished_at: nowIso(), error: stepError });
     else if (s.status === 'pending') s.status = 'skipped';
   }
-  Object.assign(run, { status, finished_at: nowIso(), error: { ...error, ...(failedAt ? { step: failedAt.index } : {}) } });
+  Object.assign(run, { status, finished_at: nowIso(), waiting: null, error: { ...error, ...(failedAt ? { step: failedAt.index } : {}) } });
 }
 
 /** The run as ended from outside its executor: the step in progress failed with `code`, pending steps skipped, finished steps kept. */

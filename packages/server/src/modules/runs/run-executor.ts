@@ -1,18 +1,20 @@
 import { PLANS, type GeneratedFile, type RunStep, type StreamEvent } from '@codeloom/protocol';
 import { AppError, CancelledError, retryAfterOf } from '../../errors.js';
-import type { ModelRegistry } from '../../providers/model-registry.js';
+import { outputCap, type ModelRegistry } from '../../providers/model-registry.js';
+import { microsToUsd } from '../../config/model-prices.js';
 import { nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../../identity/principal.js';
 import type { GenerationService } from '../generate/generation-service.js';
-import type { ModelCall } from '../generate/model-call.js';
+import { candidateUses, type ModelCall } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
 import type { TokenReservation } from '../../limits/token-spend.js';
 import type { ProjectsService } from '../projects/projects-service.js';
 import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
 import { errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
-import { newStep, toRow, toRun, type RunState } from './run-record.js';
+import { newStep, runCostUsd, toRow, toRun, type RunState } from './run-record.js';
+import { capWithinCeilings, spentOf } from './run-ceilings.js';
 import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
 
 /** The stored run is no longer `running` (cancelled or interrupted from another instance): this execution stops without writing. */
@@ -80,15 +82,22 @@ export class RunExecutor {
       maxTokens: run.spec.maxTokens, temperature: run.spec.temperature,
       hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
       onText: (text) => { void this.events.append(run.id, { event: 'token', id: run.id, data: text, step: step.index } as StreamEvent).catch(() => { /* a lost token frame; the step's output keeps it */ }); },
-      onSettled: (tokens) => { step.tokens_used = tokens; run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0); },
+      onSettled: (tokens, costMicros) => {
+        Object.assign(step, { tokens_used: tokens, cost_usd: microsToUsd(costMicros) });
+        run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0);
+        run.cost_usd = runCostUsd(run.steps);
+      },
     };
+    // Within the run's ceilings before anything is held: the step's output cap is lowered to fit (or the run ends budget_exceeded).
+    fitCeilings(run, call);
     // The step's tokens are held before it is announced; the same reservation is settled by the model call.
-    const reservation = await this.reserveBudget(call, signal);
+    const reservation = await this.reserveBudget(run, call, signal);
     if (signal.aborted) {
       await reservation.release();
       throw new CancelledError();
     }
     Object.assign(step, { status: 'running', started_at: nowIso() });
+    run.waiting = null;
     try {
       await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
     } catch (error) {
@@ -100,6 +109,8 @@ export class RunExecutor {
       // The checks' report joins the prompt (the reservation was taken on the prompt without it; the settle charges what was used).
       try {
         messages.push(checksMessage(step.verification = await verify()));
+        // The prompt grew: the step is fitted to the ceilings again with it (the cap may only go down).
+        fitCeilings(run, call);
       } catch (error) {
         await reservation.release();
         throw error;
@@ -133,9 +144,11 @@ export class RunExecutor {
   /**
    * A step that would go past a tokens-per-minute window waits for the next minute, once; then the run fails.
    * One that would go past a monthly window (an API key's monthly_tokens) fails at once, as does one that can
-   * never fit (400 `request_too_large`): the run ends `failed` with that code.
+   * never fit (400 `request_too_large`), or a dollar budget's refusal (429 `budget_exceeded`): the run ends
+   * `failed` with that code. While it waits, the run record's `waiting` says so (saved, and announced as
+   * `run_waiting`); it is cleared when the step starts.
    */
-  private async reserveBudget(call: ModelCall, signal: AbortSignal): Promise<TokenReservation> {
+  private async reserveBudget(run: RunState, call: ModelCall, signal: AbortSignal): Promise<TokenReservation> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.generation.reserveCall(call);
@@ -143,6 +156,8 @@ export class RunExecutor {
         if (!(error instanceof AppError) || error.code !== 'rate_limited' || attempt > 0) throw error;
         const seconds = retryAfterOf(error) ?? 60;
         if (seconds > 60) throw error;
+        run.waiting = { code: 'rate_limited', message: error.message, until: new Date(Date.now() + seconds * 1000).toISOString() };
+        await this.save(run, { event: 'run_waiting', id: run.id, data: toRun(run) });
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, seconds * 1000);
           signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
@@ -178,6 +193,23 @@ export class RunExecutor {
     const limits = (await this.store.apiKeys.findById(principal.apiKeyId))?.limits;
     const { keyLimits: _old, ...rest } = principal;
     return limits && (limits.requests_per_minute !== null || limits.tokens_per_minute !== null || limits.monthly_tokens !== null) ? { ...rest, keyLimits: limits } : rest;
+  }
+}
+
+/**
+ * Lowers the step's output cap so that the most it can use (on whichever model serves it) fits in what the run
+ * has left under its ceilings; throws 429 `budget_exceeded` when not even a cap of 1 fits. The cap is checked
+ * again against what the providers plan for the lowered cap (the sandbox plans exactly), until it holds.
+ */
+function fitCeilings(run: RunState, call: ModelCall): void {
+  const limits = run.spec.limits;
+  if (!limits) return;
+  const spent = spentOf(run.steps);
+  for (let cap = outputCap(call.model, call.maxTokens); ;) {
+    const uses = candidateUses(call).map((u) => ({ price: u.model.price, prompt: u.prompt, output: u.output }));
+    const fitted = capWithinCeilings(uses, cap, limits, spent);
+    if (fitted >= cap) return;
+    call.maxTokens = cap = fitted;
   }
 }
 

@@ -28,7 +28,7 @@ export const runsRoutes = ({ runs }: { runs: RunsService }): FastifyPluginAsync 
     config: { auth: 'read:code' },
     schema: {
       tags, security, summary: 'The run\'s events as Server-Sent Events, replayed then live',
-      description: 'A `text/event-stream` of the run\'s events (`run_started`, `step_started`, `token`, `step_completed`, then `complete` or `error`), each with `id: <seq>` and the JSON frame of the WebSocket channel in `data:`. Kept events after `Last-Event-ID` (or `?after=`; all without either) come first, then live ones, each once; the stream ends after the final event. Events are kept for at least 24 h after the run ends.',
+      description: 'A `text/event-stream` of the run\'s events (`run_started`, `run_waiting` while the run waits before a step (data: the run, with `waiting` set), `step_started`, `token`, `step_completed`, then `complete` or `error`), each with `id: <seq>` and the JSON frame of the WebSocket channel in `data:`. Kept events after `Last-Event-ID` (or `?after=`; all without either) come first, then live ones, each once; the stream ends after the final event. Events are kept for at least 24 h after the run ends.',
       params: IdParamsSchema,
       querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, description: 'Send the events whose seq is greater than this.' })) }),
       headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Resume after this seq (what an EventSource sends when it reconnects).' })) }),

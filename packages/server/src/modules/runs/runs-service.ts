@@ -14,6 +14,8 @@ import { endRun, errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
 import type { RunExecutor } from './run-executor.js';
 import { fromRow, isFinished, newStep, toRow, toRun, type RunSpec, type RunState } from './run-record.js';
+import { runLimitsOf } from './run-ceilings.js';
+import { checkCeilings } from '../agents/document-checks.js';
 
 const ownerOf = (p: Principal) => ({ userId: p.user.id, environment: p.environment });
 const DEFAULT_MAX_ITERATIONS = 2;
@@ -50,7 +52,9 @@ export class RunsService {
     const maxIterations = num(wf.data.config.max_iterations);
     const temperature = num(wf.data.config.temperature);
     const maxTokens = num(wf.data.config.maxTokens);
+    const limits = runLimitsOf(wf.data.config, body.config);
     return this.create(principal, body, { workflow_id: wf.id, agent_id: null }, {
+      ...(limits ? { limits } : {}),
       agents: wf.data.agents, maxIterations: maxIterations ?? DEFAULT_MAX_ITERATIONS,
       ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(wf.data.config.verify === true ? { verify: true } : {}),
@@ -60,13 +64,16 @@ export class RunsService {
   async executeAgent(principal: Principal, agentId: string, body: ExecuteBody): Promise<Run> {
     const agent = await this.agents.getAgent(principal, agentId);
     const { temperature, maxTokens } = agent.data.config;
+    const limits = runLimitsOf(agent.data.config, body.config);
     return this.create(principal, body, { workflow_id: null, agent_id: agent.id }, {
+      ...(limits ? { limits } : {}),
       agents: [{ type: agent.data.type, model: agent.data.model }], maxIterations: 0,
       ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
   }
 
   private async create(principal: Principal, body: ExecuteBody, target: { workflow_id: string | null; agent_id: string | null }, spec: RunSpec): Promise<Run> {
+    checkCeilings(body.config, '/config');
     if (body.project_id) await this.projects.assertWritable(principal, body.project_id);
     if (body.language) {
       const language = this.generation.languages.resolve(body.language);
@@ -80,7 +87,7 @@ export class RunsService {
     const run: RunState = {
       id: newId('run'), status: 'queued', ...target, project_id: body.project_id ?? null, task: body.task,
       requirements: body.requirements ?? {}, steps: spec.agents.map((a, i) => newStep(i, a.type, a.model, 0)),
-      result: null, tokens_used: 0, error: null, created_at: nowIso(), started_at: null, finished_at: null,
+      result: null, tokens_used: 0, cost_usd: 0, limits: spec.limits ?? null, waiting: null, error: null, created_at: nowIso(), started_at: null, finished_at: null,
       userId: principal.user.id, environment: principal.environment, apiKeyId: principal.apiKeyId ?? null, spec,
     };
     await this.store.runs.insert(toRow(run));

@@ -5,7 +5,7 @@ import { newId } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { OwnedDocument } from '../../storage/repos/owned-documents-repo.js';
 import type { Principal } from '../../identity/principal.js';
-import { requireModel, requireName } from '../agents/document-checks.js';
+import { checkCeilings, requireModel, requireName } from '../agents/document-checks.js';
 import { paginate, type Page } from '../pagination.js';
 import type { WorkflowData } from '../../storage/repos/document-data.js';
 
@@ -18,6 +18,7 @@ export class WorkflowsService {
   constructor(private readonly store: Store, private readonly models: ModelRegistry) {}
 
   async createWorkflow(principal: Principal, body: CreateWorkflowBody): Promise<Workflow> {
+    checkCeilings(body.config, '/config');
     const agents = body.agents.map((a, i) => {
       const model = a.model ?? this.models.default;
       requireModel(this.models, model, `/agents/${i}/model`);

@@ -9,6 +9,7 @@ export * from './schemas/agents.js';
 export * from './schemas/oauth.js';
 export * from './schemas/usage.js';
 export * from './schemas/budgets.js';
+export * from './schemas/webhooks.js';
 export * from './schemas/openai.js';
 export * from './schemas/verify.js';
 export * from './schemas/verify-info.js';

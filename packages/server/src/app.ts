@@ -31,6 +31,7 @@ import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 import { registerSseStreams } from './plugins/sse-streams.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 import { usageRoutes } from './modules/usage/usage-routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
@@ -103,6 +104,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   await app.ready();
   await ctx.runs.start();
   const recovered = await ctx.runs.recover();
+  // Pending webhook deliveries are scheduled again from the database (they survive restarts).
+  await ctx.webhooks.start();
   if (recovered.interrupted || recovered.requeued) app.log.warn(recovered, 'runs recovered from the previous stop');
 
   return {
@@ -153,6 +156,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     await api.register(workflowsRoutes({ workflows: ctx.workflows, runs }));
     await api.register(runsRoutes({ runs }));
     await api.register(usageRoutes({ usage: new UsageService(store) }));
+    await api.register(webhooksRoutes({ webhooks: ctx.webhooks }));
     await api.register(budgetsRoutes({ budgets: ctx.budgets }));
   }, { prefix: API_PREFIX });
   await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models }), { prefix: OPENAI_PREFIX });

@@ -17,6 +17,7 @@ import type { WorkflowsService } from './modules/workflows/workflows-service.js'
 import type { RunsService } from './modules/runs/runs-service.js';
 import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
+import type { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import type { BudgetsService } from './modules/budgets/budgets-service.js';
 
 /**
@@ -45,5 +46,7 @@ export interface AppContext {
   runEvents: RunEventBus;
   /** Open WebSocket connections by account, told of revocations on every instance. */
   credentialWatch: CredentialWatch;
+  /** An organization's webhooks, and the events (runs, budgets) emitted to them. */
+  webhooks: WebhooksService;
   budgets: BudgetsService;
 }

@@ -31,7 +31,10 @@ import { atStartup } from './startup-failure.js';
 import { createRunEngine } from './modules/runs/create-run-engine.js';
 import { BudgetBook } from './modules/budgets/budget-book.js';
 import { BudgetsService } from './modules/budgets/budgets-service.js';
-import { NO_WEBHOOKS } from './modules/webhooks/webhook-events.js';
+import { WebhooksService } from './modules/webhooks/webhooks-service.js';
+import { createDeliveryQueue } from './modules/webhooks/create-delivery-queue.js';
+import { runWebhooks } from './modules/runs/run-finished.js';
+import { SERVER_VERSION } from './plugins/openapi.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -59,8 +62,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const credentialWatch = new CredentialWatch(redis, `${prefix}credentials`);
   auth.attachCredentialEvents(credentialWatch);
   const rateLimiter = new RateLimiter(limits);
+  // Budget alerts and finished runs go to the organization's webhooks, delivered as jobs on the runs' kind of queue.
+  const webhooks = new WebhooksService(store, {
+    allowPrivate: config.webhookAllowPrivate, retryBaseMs: config.webhookRetryBaseMs, userAgent: `Codeloom-Webhooks/${SERVER_VERSION}`,
+    queue: createDeliveryQueue(config, Boolean(redis), prefix, (error) => process.stderr.write(`webhooks queue: ${error instanceof Error ? error.message : String(error)}\n`)),
+  });
   // Dollar budgets are reserved and settled with the tokens of every model call (token-spend.ts); their alerts go to the webhooks.
-  const budgetBook = new BudgetBook(store, limits, NO_WEBHOOKS);
+  const budgetBook = new BudgetBook(store, limits, webhooks);
   rateLimiter.spend.attachBudgets(budgetBook);
   const models = await buildModelRegistry(config);
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
@@ -72,7 +80,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const agents = new AgentsService(store, models);
   const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
-  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents), engine, runEvents);
+  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents, runWebhooks(webhooks)), engine, runEvents, runWebhooks(webhooks));
   return {
     config,
     store,
@@ -93,12 +101,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
     runs,
     runEvents,
     credentialWatch,
+    webhooks,
     budgets: new BudgetsService(store, budgetBook),
   };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runs.close();
+  // After the runs (the last of them may have just ended): events being recorded are written, attempts in progress end.
+  await ctx.webhooks.close();
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
   await ctx.models.close();

@@ -13,6 +13,7 @@ import type { ProjectsService } from '../projects/projects-service.js';
 import { FILE_PRODUCERS, buildAgentMessages, parseVerdict } from './agent-prompts.js';
 import { errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
+import { NO_RUN_FINISHED, type RunFinished } from './run-finished.js';
 import { newStep, runCostUsd, toRow, toRun, type RunState } from './run-record.js';
 import { capWithinCeilings, spentOf } from './run-ceilings.js';
 import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
@@ -36,6 +37,8 @@ export class RunExecutor {
     private readonly generation: GenerationService,
     private readonly projects: ProjectsService,
     private readonly events: RunEventBus,
+    /** Told once, by the save that finishes the run (succeeded, failed or cancelled). */
+    private readonly onFinished: RunFinished = NO_RUN_FINISHED,
   ) {}
 
   /** Claims and executes a queued run; false when it was not `queued` any more (another instance has it, or it was cancelled). */
@@ -176,6 +179,7 @@ export class RunExecutor {
   /** Saves while the run is still `running` here, then announces the change; throws RunLost when it has ended elsewhere. */
   private async save(run: RunState, event: StreamEvent): Promise<void> {
     if (!(await this.store.runs.saveIfStatus(toRow(run), ['running']))) throw new RunLost();
+    if (run.status !== 'running') this.onFinished(run);
     await this.events.append(run.id, event);
   }
 

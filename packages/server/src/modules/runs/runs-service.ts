@@ -13,6 +13,7 @@ import type { RunEngine } from './run-engine.js';
 import { endRun, errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
 import type { RunExecutor } from './run-executor.js';
+import { NO_RUN_FINISHED, type RunFinished } from './run-finished.js';
 import { fromRow, isFinished, newStep, toRow, toRun, type RunSpec, type RunState } from './run-record.js';
 import { runLimitsOf } from './run-ceilings.js';
 import { checkCeilings } from '../agents/document-checks.js';
@@ -34,6 +35,8 @@ export class RunsService {
     private readonly executor: RunExecutor,
     readonly engine: RunEngine,
     readonly events: RunEventBus,
+    /** Told once per run this service ends (a queued run cancelled or never queued, a run interrupted). */
+    private readonly onFinished: RunFinished = NO_RUN_FINISHED,
     private readonly onError: (error: unknown, what: string) => void = (error, what) => {
       process.stderr.write(`${what}: ${error instanceof Error ? error.message : String(error)}\n`);
     },
@@ -98,7 +101,7 @@ export class RunsService {
       this.onError(error, 'run could not be queued');
       const message = 'The run queue is unreachable; try again shortly.';
       failRun(run, 'failed', { code: 'service_unavailable', message });
-      await this.store.runs.saveIfStatus(toRow(run), ['queued']);
+      if (await this.store.runs.saveIfStatus(toRow(run), ['queued'])) this.onFinished(run);
       throw new AppError('service_unavailable', message);
     }
     return toRun(run);
@@ -133,7 +136,7 @@ export class RunsService {
     if (this.controllers.has(runId)) return;
     const row = await this.store.runs.getById(runId);
     if (!row || row.status !== 'running') return;
-    const ended = await endRun(this.store, row, 'interrupted', ['running']);
+    const ended = await this.end(row, 'interrupted', ['running']);
     if (!ended) return;
     await this.events.append(runId, errorEventOf(ended));
     await this.events.signal(runId, 'interrupted');
@@ -159,7 +162,7 @@ export class RunsService {
   async cancel(principal: Principal, id: string): Promise<Run> {
     const row = await this.ownedRow(principal, id);
     if (isFinished(row.status as never)) throw new AppError('conflict', `The run already ${row.status}.`);
-    const ended = await endRun(this.store, row, 'cancelled');
+    const ended = await this.end(row, 'cancelled');
     if (!ended) {
       const now = await this.ownedRow(principal, id);
       throw new AppError('conflict', `The run already ${now.status}.`);
@@ -168,6 +171,13 @@ export class RunsService {
     await this.events.append(id, errorEventOf(ended));
     await this.events.signal(id, 'cancelled').catch((e) => this.onError(e, 'cancel signal failed'));
     return toRun(ended);
+  }
+
+  /** Ends a run from outside its executor (run-ending.ts endRun): the call whose guarded write took tells onFinished. */
+  private async end(row: RunsTable, code: 'cancelled' | 'interrupted', onlyIf?: readonly string[]): Promise<RunState | null> {
+    const ended = await endRun(this.store, row, code, onlyIf);
+    if (ended) this.onFinished(ended);
+    return ended;
   }
 
   /** The run's row for its owner; another account's run (or none) is a 404. */
@@ -194,7 +204,7 @@ export class RunsService {
         continue;
       }
       if (this.controllers.has(row.id) || (await this.engine.hasLiveJob(row.id))) continue;
-      const ended = await endRun(this.store, row, 'interrupted', ['running']);
+      const ended = await this.end(row, 'interrupted', ['running']);
       if (!ended) continue;
       await this.events.append(row.id, errorEventOf(ended));
       interrupted++;
@@ -233,7 +243,7 @@ export class RunsService {
     await Promise.all(this.executingHere().map(async (id) => {
       this.controllers.get(id)?.abort('interrupted');
       const row = await this.store.runs.getById(id);
-      const ended = row && (await endRun(this.store, row, 'interrupted', ['running']));
+      const ended = row && (await this.end(row, 'interrupted', ['running']));
       if (ended) await this.events.append(id, errorEventOf(ended)).catch(() => {});
     }));
   }

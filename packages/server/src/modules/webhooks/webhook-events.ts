@@ -1,6 +1,7 @@
-/** The events an organization's webhooks can subscribe to (CONTRACT §12.2). */
-export const WEBHOOK_EVENT_TYPES = ['budget.threshold', 'budget.exceeded', 'run.succeeded', 'run.failed', 'run.cancelled'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@codeloom/protocol';
+
+/** The events an organization's webhooks can subscribe to (CONTRACT §12.2); the list lives in the protocol, with the API's schemas. */
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
 
 /**
  * Where the rest of the server tells of something a webhook may want: budgets (a threshold crossed, a call

@@ -109,7 +109,8 @@ export function PlaygroundPage() {
         <div class="row wide">
           <button type="submit" disabled={phase === 'streaming'}>Generate</button>
           <button type="button" class="secondary" disabled={phase !== 'streaming'} onClick={() => stream.current?.cancel()}>Stop</button>
-          <span role="status" class="status" data-phase={phase}>{status}</span>
+          {/* Announced once; while a notice below says the same with its countdown, it is there for screen readers only. */}
+          <span role="status" class={(phase === 'streaming' && wait) || (phase === 'failed' && refusal) ? 'status visually-hidden' : 'status'} data-phase={phase}>{status}</span>
         </div>
       </form>
       {phase === 'streaming' && wait && <WaitNotice wait={wait} mode="waiting" label="Waiting to start" />}
@@ -122,7 +123,9 @@ export function PlaygroundPage() {
             <div><dt>Tokens</dt><dd data-testid="token-count">{result ? result.tokens_used : tokens}</dd></div>
             <div><dt>Time</dt><dd>{(result ? result.processing_time : elapsed).toFixed(2)} s</dd></div>
           </dl>
-          <pre class="stream-out" ref={outRef} tabIndex={0} aria-label="Streamed output" data-testid="stream-output">{text}</pre>
+          {/* Only once there is text: an empty pre cannot carry a name (axe: aria-prohibited-attr). */}
+          {text ? <pre class="stream-out" ref={outRef} tabIndex={0} aria-label="Streamed output" data-testid="stream-output">{text}</pre>
+            : <p class="muted">{phase === 'streaming' ? 'No output yet.' : 'No output.'}</p>}
         </section>
       )}
       {result && <FileBrowser files={result.files} zipName={`codeloom-${result.id}.zip`} label="Generated files" />}

@@ -9,9 +9,12 @@ const { benchGenerate } = await import('../bench/generate.bench.mjs');
 const { benchStream } = await import('../bench/stream.bench.mjs');
 const { benchRuns } = await import('../bench/runs.bench.mjs');
 const { benchParse } = await import('../bench/parse.bench.mjs');
+const { benchSpend } = await import('../bench/spend.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
+  // /generate's CPU per request with a priced model and three budgets on every call, against none (target: within 10 %).
+  spend: () => benchSpend({ duration }),
   stream: () => benchStream(),
   runs: () => benchRuns(),
   // parseFencedFiles on 1 MB and 2 MB answers, realistic and hostile: µs/KB and whether the time grows linearly.

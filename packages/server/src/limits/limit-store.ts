@@ -71,11 +71,20 @@ export function windowStart(windowSec: number, nowMs: number): number {
 }
 
 /** Start and end (Unix seconds) of the window current at `nowMs`. */
+const TOTAL_BOUNDS = Object.freeze({ start: 0, end: TOTAL_END });
+/** The calendar month last asked for (every call of a month asks for the same one: no Date per call). */
+let lastMonth = { start: 0, end: 0 };
+
 export function windowBounds(w: WindowSpec, nowMs: number): { start: number; end: number } {
-  if (w.total) return { start: 0, end: TOTAL_END };
+  if (w.total) return TOTAL_BOUNDS;
   if (w.monthly) {
+    const t = nowMs / 1000;
+    if (t >= lastMonth.start && t < lastMonth.end) return lastMonth;
     const d = new Date(nowMs);
-    return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 };
+    const bounds = { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 };
+    // Only the current month is kept (a test's fake clock may ask for others: they are worked out each time).
+    if (Math.abs(nowMs - Date.now()) < 86_400_000) lastMonth = bounds;
+    return bounds;
   }
   const start = windowStart(w.windowSec, nowMs);
   return { start, end: start + w.windowSec };

@@ -26,7 +26,8 @@ export interface BudgetBookOptions {
 export class BudgetBook implements BudgetSource {
   private readonly budgets = new Map<string, { list: BudgetRecord[]; at: number; loading?: Promise<BudgetRecord[]> }>();
   private readonly byId = new Map<string, BudgetRecord>();
-  private readonly seeded = new Map<string, { at: number; done: Promise<void> }>();
+  private readonly windows = new WeakMap<BudgetRecord, BudgetWindow>();
+  private readonly seeded = new Map<string, { at: number; done: Promise<void>; settled: boolean }>();
   /** Alerts this instance knows are claimed already (by it or another): no store round trip for them again. */
   private readonly claimed = new Set<string>();
   private readonly cacheMs: number;
@@ -46,10 +47,24 @@ export class BudgetBook implements BudgetSource {
     if (!orgId) return [];
     const list = await this.of(orgId);
     if (!list.length) return [];
-    const applying = list.filter((b) => b.scope.type === 'organization' || (b.scope.type === 'member' ? b.scope.id === subject.user.id : b.scope.id === subject.apiKeyId));
-    const windows = applying.map(budgetWindow);
-    await Promise.all(windows.map((w, i) => this.seed(applying[i]!, w)));
+    const windows: BudgetWindow[] = [];
+    let pending: Array<Promise<void>> | undefined;
+    for (const b of list) {
+      if (b.scope.type !== 'organization' && b.scope.id !== (b.scope.type === 'member' ? subject.user.id : subject.apiKeyId)) continue;
+      const w = this.windowOf(b);
+      windows.push(w);
+      const seeding = this.seed(b, w);
+      if (seeding) (pending ??= []).push(seeding);
+    }
+    if (pending) await Promise.all(pending);
     return windows;
+  }
+
+  /** A budget's window, made once per version of the budget (the hot path asks for it on every call). */
+  private windowOf(b: BudgetRecord): BudgetWindow {
+    let w = this.windows.get(b);
+    if (!w) this.windows.set(b, w = budgetWindow(b));
+    return w;
   }
 
   /** An organization's budgets (from the cache while it is fresh). */
@@ -77,25 +92,29 @@ export class BudgetBook implements BudgetSource {
 
   /** The state of each budget's current period (seeding its counter first when this instance has not). */
   async states(list: readonly BudgetRecord[]): Promise<WindowState[]> {
-    const windows = list.map(budgetWindow);
+    const windows = list.map((b) => this.windowOf(b));
     await Promise.all(windows.map((w, i) => this.seed(list[i]!, w)));
     return windows.length ? this.limits.peek(windows) : [];
   }
 
-  /** Makes sure the store holds the counter of the budget's current period: what the usage rows say it spent, when it holds nothing. */
-  private seed(b: BudgetRecord, w: BudgetWindow): Promise<void> {
+  /**
+   * Makes sure the store holds the counter of the budget's current period: what the usage rows say it spent,
+   * when it holds nothing. Undefined when this instance has done so lately (the hot path: nothing to wait for).
+   */
+  private seed(b: BudgetRecord, w: BudgetWindow): Promise<void> | undefined {
     const nowMs = this.now();
     const key = periodKey(w, nowMs);
     const known = this.seeded.get(key);
-    if (known && nowMs - known.at < this.reseedMs) return known.done;
-    const done = this.store.budgets.spentMicros(b.orgId, b.scope, periodStartDay(w, nowMs))
+    if (known && nowMs - known.at < this.reseedMs) return known.settled ? undefined : known.done;
+    const entry: { at: number; done: Promise<void>; settled: boolean } = { at: nowMs, done: Promise.resolve(), settled: false };
+    entry.done = this.store.budgets.spentMicros(b.orgId, b.scope, periodStartDay(w, nowMs))
       .then((spent) => this.limits.seed(w, spent))
-      .then(() => {}, (error: unknown) => {
+      .then(() => { entry.settled = true; }, (error: unknown) => {
         this.seeded.delete(key);
         throw error;
       });
-    this.seeded.set(key, { at: nowMs, done });
-    return done;
+    this.seeded.set(key, entry);
+    return entry.done;
   }
 
   settled(windows: readonly BudgetWindow[], states: readonly WindowState[]): void {

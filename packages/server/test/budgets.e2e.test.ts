@@ -159,6 +159,8 @@ describe('budgets: the API', () => {
     expect(refused?.status, refused?.text).toBe(429);
     expect(refused!.body.code).toBe('budget_exceeded');
     expect(refused!.headers.get('retry-after')).toBeNull();
+    // The OpenAI and Anthropic SDKs retry a 429 unless told not to.
+    expect(refused!.headers.get('x-should-retry')).toBe('false');
 
     const sse = await fetch(`${t.url}/api/v1/generate`, { method: 'POST', headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x', model: 'gpt-test', max_tokens: 20, stream: true }) });
     expect(sse.status).toBe(429);

@@ -170,7 +170,8 @@ export const dollars = (micros: number): string => `$${(micros / 1_000_000).toFi
 function budgetRefusal(w: BudgetWindow, s: WindowState, needed: number): AppError {
   const when = w.total ? 'it is a total budget and does not reset' : `it resets at ${new Date(s.resetAt * 1000).toISOString()}`;
   const detail = `${capitalize(w.scopeWords)} ${w.period === 'total' ? 'total' : `${w.period === 'day' ? 'daily' : 'monthly'}`} budget of ${dollars(w.limit)} (${w.budgetId}) is reached: ${dollars(s.remaining)} left, this call may cost up to ${dollars(needed)} (its prompt and max_tokens at the model's price); ${when}.`;
-  return new AppError('budget_exceeded', detail, s.resetAt < TOTAL_END ? { headers: retryAfterHeader(secondsUntil(s.resetAt)) } : {});
+  // A total budget never frees up: no Retry-After, and `x-should-retry: false`, which the OpenAI and Anthropic SDKs honour (they retry any 429 otherwise).
+  return new AppError('budget_exceeded', detail, { headers: s.resetAt < TOTAL_END ? retryAfterHeader(secondsUntil(s.resetAt)) : { 'x-should-retry': 'false' } });
 }
 
 /** 400 `request_too_large`: the call's most cost alone is more than a budget's whole amount. */

@@ -1,5 +1,4 @@
 import type { WindowSpec, WindowState } from './limit-store.js';
-import type { SpendSubject } from './token-spend.js';
 
 /** A budget's current period as a window of the LimitStore, counted in integer micro-dollars. */
 export interface BudgetWindow extends WindowSpec {
@@ -9,13 +8,20 @@ export interface BudgetWindow extends WindowSpec {
   period: 'day' | 'month' | 'total';
 }
 
+/** Who makes a call, as far as budgets care (a SpendSubject fits): the organization, the member, the API key. */
+export interface BudgetSubject {
+  user: { id: string };
+  org: { id?: string };
+  apiKeyId?: string | undefined;
+}
+
 /**
  * The dollar budgets a model call is reserved against with its tokens (TokenSpend), and told of what
  * happened to them. Implemented by modules/budgets (budget-book.ts).
  */
 export interface BudgetSource {
   /** The windows of the budgets that apply to `subject`, their counters present in the store (seeded from usage after a restart). */
-  windowsFor(subject: SpendSubject): Promise<BudgetWindow[]>;
+  windowsFor(subject: BudgetSubject): Promise<BudgetWindow[]>;
   /** A reservation settled: each budget window's state after it (threshold alerts). Never throws. */
   settled(windows: readonly BudgetWindow[], states: readonly WindowState[]): void;
   /** A call was refused by this budget (the `budget.exceeded` alert). Never throws. */

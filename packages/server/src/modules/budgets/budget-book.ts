@@ -1,6 +1,5 @@
-import type { BudgetSource, BudgetWindow } from '../../limits/budget-source.js';
+import type { BudgetSource, BudgetSubject, BudgetWindow } from '../../limits/budget-source.js';
 import type { LimitStore, WindowSpec, WindowState } from '../../limits/limit-store.js';
-import type { SpendSubject } from '../../limits/token-spend.js';
 import type { BudgetRecord } from '../../storage/repos/budgets-repo.js';
 import type { Store } from '../../storage/store.js';
 import type { WebhookEvents } from '../webhooks/webhook-events.js';
@@ -42,7 +41,7 @@ export class BudgetBook implements BudgetSource {
     this.onError = options.onError ?? ((error) => process.emitWarning(`budget alert failed: ${String(error)}`));
   }
 
-  async windowsFor(subject: SpendSubject): Promise<BudgetWindow[]> {
+  async windowsFor(subject: BudgetSubject): Promise<BudgetWindow[]> {
     const orgId = subject.org.id;
     if (!orgId) return [];
     const list = await this.of(orgId);

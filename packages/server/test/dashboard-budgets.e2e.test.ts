@@ -97,8 +97,10 @@ describe.skipIf(!hasChromium)('dashboard: waits and budgets in a real browser', 
     await page.getByRole('button', { name: 'Generate' }).click();
   };
 
-  it('the playground says it waits for the tokens-per-minute window, why, and until when; then it resumes and completes', async () => {
+  it('the playground and the run view say they wait for the tokens-per-minute window, why, and until when; then both resume', async () => {
     const { token } = await signedIn();
+    const agent = await request(`${t.url}/api/v1/agents`, { token, headers: { 'x-forwarded-for': nextIp() }, body: { name: 'solo', model: 'gpt-test', config: { specialization: 'coder', maxTokens: 50 } } });
+    expect(agent.status, agent.text).toBe(201);
     // Enough of the minute left to see the wait, little enough that the test does not wait long for it.
     await minuteLeftBetween(14, 24);
     // One call (over the API, as the same account) spends all but 20 of the minute's 20,000 (reported within what it
@@ -135,9 +137,32 @@ describe.skipIf(!hasChromium)('dashboard: waits and budgets in a real browser', 
     await expect.poll(async () => Number(/\(in (\d+) s\)/.exec((await notice.locator('.notice-line').textContent()) ?? '')?.[1] ?? inSeconds), { timeout: 5_000 }).toBeLessThan(inSeconds);
     await capture('playground-waiting');
 
-    // The window resets, the SDK sends the generation again, and it completes; the notice is gone.
+    // A run started now waits for the same window: its page shows the run record's `waiting` as a banner.
+    const queued = await request(`${t.url}/api/v1/agents/${agent.body.id}/execute`, { token, headers: { 'x-forwarded-for': nextIp() }, body: { task: 'CLI for notes' } });
+    expect(queued.status, queued.text).toBe(202);
+    const runPage = await context.newPage();
+    await runPage.goto(`${t.url}/dashboard/runs/${queued.body.id}`);
+    const banner = runPage.getByRole('region', { name: 'The run is waiting' });
+    await expect.poll(() => banner.count(), { timeout: 10_000 }).toBe(1);
+    const runLine = (await banner.locator('.notice-line').textContent())!;
+    const r = /^Waiting for your tokens-per-minute window — resumes at (\d\d:\d\d:\d\d) \(in (\d+) s\)$/.exec(runLine);
+    expect(r, runLine).not.toBeNull();
+    const record = await request(`${t.url}/api/v1/runs/${queued.body.id}`, { token, headers: { 'x-forwarded-for': nextIp() } });
+    expect(record.body.waiting).toMatchObject({ code: 'rate_limited' });
+    expect(r![1]).toBe(utcClock(Date.parse(record.body.waiting.until)));
+    expect(await banner.textContent()).toContain(record.body.waiting.message);
+    expect(await runPage.getByRole('status').filter({ hasText: /^Waiting for your tokens-per-minute window/ }).count()).toBe(1);
+    const mainPage = page;
+    page = runPage;
+    await capture('run-waiting');
+    page = mainPage;
+
+    // The window resets: the SDK sends the generation again and it completes; the run's step starts and the banner goes.
     await expect.poll(() => page.getByRole('status').filter({ hasText: /^Done/ }).count(), { timeout: 40_000 }).toBe(1);
     expect(Date.now()).toBeGreaterThanOrEqual(resetAt);
     expect(await notice.count()).toBe(0);
-  }, 120_000);
+    await expect.poll(() => runPage.getByTestId('run-status').textContent(), { timeout: 20_000 }).toBe('succeeded');
+    expect(await banner.count()).toBe(0);
+    await runPage.close();
+  }, 150_000);
 });

@@ -49,7 +49,9 @@ export function RunView({ id }: { id: string }) {
             setRun((r) => (r && r.status === 'queued' ? { ...r, status: 'running' } : r));
             patchStep(event.data.index, { status: 'running', agent: event.data.agent as RunStep['agent'], model: event.data.model });
           }
-          if (event.event === 'step_started' || event.event === 'token' || event.event === 'step_completed') setRun(clearPastWait);
+          // The server clears `waiting` when the step starts (step_started carries no run record).
+          if (event.event === 'step_started') setRun((r) => (r && waitingOf(r) ? ({ ...r, waiting: null } as Run) : r));
+          else if (event.event === 'token' || event.event === 'step_completed') setRun(clearPastWait);
           if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
           else if (event.event === 'step_completed') patchStep(event.data.index, event.data.step);
           else if (event.event === 'error' && event.data.run) setRun(event.data.run);

@@ -388,3 +388,57 @@ restartSuite('PostgreSQL + BullMQ, the queue lost too', clusterEnabled, async ()
     cleanup: async () => { await dropPgSchema(schema); await dropKeys(); },
   };
 });
+
+describe.skipIf(!clusterEnabled)('two server processes on PostgreSQL + BullMQ deliver each attempt once', () => {
+  const schema = uniqueName('whk2');
+  const prefix = `${schema}:`;
+  let env: Record<string, string>;
+  let a: SpawnedServer | undefined;
+  let b: SpawnedServer | undefined;
+  let hook: Receiver;
+
+  beforeAll(async () => {
+    await createPgSchema(schema);
+    env = { ...RESTART_ENV, CODELOOM_WEBHOOK_RETRY_BASE_MS: '300', DATABASE_URL: TEST_DATABASE_URL!, CODELOOM_DATABASE_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL!, CODELOOM_REDIS_PREFIX: prefix };
+    // Each delivery's first attempt fails, its second succeeds.
+    const seen = new Map<string, number>();
+    hook = await startWebhookReceiver((_n, h) => {
+      const id = h.headers['codeloom-delivery'] as string;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      return seen.get(id) === 1 ? 500 : 200;
+    });
+    a = await spawnServer(env);
+    b = await spawnServer(env);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
+    await hook?.close();
+    await dropPgSchema(schema);
+    const redis = new Redis(TEST_REDIS_URL!);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('runs finished on either instance, one of them restarted meanwhile: every delivery is attempted exactly twice (500, then 200)', async () => {
+    const ca = await account(a!.url);
+    const cb = clientFor(b!.url, ca.token);
+    const webhooks = await Promise.all([0, 1].map(() => ca.webhook(hook.url, ['run.succeeded'])));
+    const runs = await Promise.all([ca.run(), cb.run(), ca.run(), cb.run()]);
+    await Promise.all(runs.map((id) => ca.finishedRun(id)));
+    // A new process starts while deliveries are pending: its start schedules them again (the same job ids).
+    await b!.stop('SIGTERM');
+    b = await spawnServer(env);
+    const expected = runs.length * webhooks.length;
+    await eventually(() => hook.received.filter((h) => h.answered === 200).length >= expected, `${expected} delivered`, 30_000);
+    await sleep(1_500);
+    const perDelivery = new Map<string, number[]>();
+    for (const h of hook.received) perDelivery.set(h.headers['codeloom-delivery'] as string, [...(perDelivery.get(h.headers['codeloom-delivery'] as string) ?? []), h.answered]);
+    expect(perDelivery.size).toBe(expected);
+    for (const answers of perDelivery.values()) expect(answers).toEqual([500, 200]);
+    // Each webhook got each run's event once.
+    const events = hook.received.filter((h) => h.answered === 200).map((h) => `${h.json.data.id}`);
+    expect(new Set(events).size).toBe(runs.length);
+    expect(events.sort()).toEqual([...runs, ...runs].sort());
+  }, 60_000);
+});

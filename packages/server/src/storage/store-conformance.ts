@@ -209,6 +209,50 @@ export function runStoreConformance(name: string, createStore: () => Promise<{ s
       });
     });
 
+    describe('budgets', () => {
+      const budget = (orgId: string, userId: string, scope: { type: 'organization' | 'member' | 'api_key'; id: string }, period: 'day' | 'month' | 'total' = 'month', id = `bud_${Math.random().toString(36).slice(2)}`) => ({
+        id, orgId, userId, scope, amountMicros: 2_500_000_000_000, period, alertThresholds: [0.5, 0.8, 1], createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
+      });
+      const use = (userId: string, apiKeyId: string | null, day: string, costMicros: number, environment: 'production' | 'sandbox' = 'production') =>
+        store.usage.record({ userId, environment, apiKeyId, model: 'm', day, failed: false, promptTokens: 1, completionTokens: 1, costMicros });
+
+      it('keeps a budget (amounts past 2^32 micro-dollars exact), lists, changes and deletes it only within its organization', async () => {
+        const a = await account();
+        const b = await account();
+        const mine = budget(a.org.id, a.user.id, { type: 'organization', id: a.org.id });
+        await store.budgets.insert(mine);
+        await store.budgets.insert(budget(b.org.id, b.user.id, { type: 'member', id: b.user.id }, 'day'));
+        expect(await store.budgets.get(a.org.id, mine.id)).toEqual(mine);
+        expect(await store.budgets.get(b.org.id, mine.id)).toBeUndefined();
+        expect((await store.budgets.listByOrg(a.org.id)).map((x) => x.id)).toEqual([mine.id]);
+        expect(await store.budgets.countByOrg(a.org.id)).toBe(1);
+        expect(await store.budgets.update({ ...mine, orgId: b.org.id, amountMicros: 1 })).toBe(false);
+        expect(await store.budgets.update({ ...mine, amountMicros: 7, period: 'total', alertThresholds: [] })).toBe(true);
+        expect(await store.budgets.get(a.org.id, mine.id)).toMatchObject({ amountMicros: 7, period: 'total', alertThresholds: [] });
+        expect(await store.budgets.delete(b.org.id, mine.id)).toBe(false);
+        expect(await store.budgets.delete(a.org.id, mine.id)).toBe(true);
+        expect(await store.budgets.listByOrg(a.org.id)).toEqual([]);
+      });
+
+      it("sums what a scope spent since a day from the usage rows, never the sandbox environment's", async () => {
+        const a = await account();
+        const other = await account();
+        const k = await key(a.user.id, 'ci');
+        await Promise.all([
+          use(a.user.id, null, '2026-10-31', 1_000),
+          use(a.user.id, null, '2026-11-01', 20),
+          use(a.user.id, k.id, '2026-11-02', 300),
+          use(a.user.id, null, '2026-11-02', 4_000, 'sandbox'),
+          use(other.user.id, null, '2026-11-02', 50_000),
+        ]);
+        expect(await store.budgets.spentMicros(a.org.id, { type: 'organization', id: a.org.id }, '2026-11-01')).toBe(320);
+        expect(await store.budgets.spentMicros(a.org.id, { type: 'organization', id: a.org.id }, '')).toBe(1_320);
+        expect(await store.budgets.spentMicros(a.org.id, { type: 'member', id: a.user.id }, '2026-11-02')).toBe(300);
+        expect(await store.budgets.spentMicros(a.org.id, { type: 'api_key', id: k.id }, '')).toBe(300);
+        expect(await store.budgets.spentMicros(a.org.id, { type: 'api_key', id: 'key_none' }, '')).toBe(0);
+      });
+    });
+
     describe('signing keys', () => {
       const row = (kid: string, created_at: string, tag = kid) => ({ kid, alg: 'EdDSA', private_jwk: `{"d":"${tag}"}`, public_jwk: `{"x":"${tag}"}`, created_at });
 

@@ -54,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       rpm: { type: 'string' },
       tpm: { type: 'string' },
       'monthly-tokens': { type: 'string' },
+      'max-cost-usd': { type: 'string' },
+      'max-tokens': { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -86,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     case 'workflows': return workflows(flags, rest[0], rest.slice(1), { agent: v.agent, config: v.config, paging });
     case 'agents': return agents(flags, rest[0], rest.slice(1), { model: v.model, config: v.config, paging });
     case 'runs': return runs(flags, rest[0], rest.slice(1), { paging });
-    case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project });
+    case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project, maxCostUsd: v['max-cost-usd'], maxTokens: v['max-tokens'] });
     case 'models': return models(flags);
     case 'usage': return usage(flags, rest, { from: v.from, to: v.to, by: v.by });
     default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);

@@ -107,6 +107,20 @@ describe('codeloom (client commands)', () => {
     for (const f of run.body.data[0].result.files) expect(existsSync(join(out, f.path))).toBe(true);
   });
 
+  it('run --max-tokens and --max-cost-usd give the run its ceilings; a run that would cross one fails with budget_exceeded', async () => {
+    const wf = await request(`${t.url}/api/v1/agents/create`, { token: user.token, body: { name: 'team', agents: [{ type: 'coder', model: 'sandbox' }] } });
+    const r = await cli(['run', wf.body.id, 'CLI to track expenses', '--max-tokens', '5', '--max-cost-usd', '0.25', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const run = JSON.parse(r.stdout);
+    expect(run).toMatchObject({ status: 'failed', limits: { max_tokens: 5, max_cost_usd: 0.25 }, error: { code: 'budget_exceeded' } });
+    expect(run.error.message).toMatch(/max_tokens of 5/);
+    expect((await cli(['run', wf.body.id, 'x', '--max-tokens', '1.5'])).code).toBe(2);
+    expect((await cli(['run', wf.body.id, 'x', '--max-cost-usd', '0'])).code).toBe(2);
+    const tooPrecise = await cli(['run', wf.body.id, 'x', '--max-cost-usd', '0.0000001']);
+    expect(tooPrecise.code).toBe(1);
+    expect(tooPrecise.stderr).toMatch(/^codeloom: validation_failed:/);
+  });
+
   it('keys create/update/list carry per-key limits; bad limit values are usage errors', async () => {
     const created = JSON.parse((await cli(['keys', 'create', 'batch', '--rpm', '30', '--tpm', '5000', '--monthly-tokens', '100000', '--json'])).stdout);
     expect(created.limits).toEqual({ requests_per_minute: 30, tokens_per_minute: 5000, monthly_tokens: 100000 });

@@ -42,11 +42,41 @@ class StepView {
   }
 }
 
+interface RunOptions {
+  require?: string[] | undefined;
+  out?: string | undefined;
+  project?: string | undefined;
+  /** --max-cost-usd: the run's ceiling on cost (USD), replacing the workflow's or agent's. */
+  maxCostUsd?: string | undefined;
+  /** --max-tokens: the run's ceiling on its tokens (the whole run, not each step's maxTokens). */
+  maxTokens?: string | undefined;
+}
+
+/** The execute body's `config` from --max-cost-usd and --max-tokens (the server checks the bounds); undefined without either. */
+function ceilingsOf(opts: RunOptions): { max_cost_usd?: number; max_tokens?: number } | undefined {
+  if (opts.maxCostUsd === undefined && opts.maxTokens === undefined) return undefined;
+  const config: { max_cost_usd?: number; max_tokens?: number } = {};
+  if (opts.maxCostUsd !== undefined) {
+    const usd = Number(opts.maxCostUsd);
+    if (!/^\d+(\.\d+)?$/.test(opts.maxCostUsd) || !(usd > 0)) throw new UsageError(`--max-cost-usd takes a number of dollars above 0 (got ${JSON.stringify(opts.maxCostUsd)})`);
+    config.max_cost_usd = usd;
+  }
+  if (opts.maxTokens !== undefined) {
+    if (!/^\d+$/.test(opts.maxTokens) || Number(opts.maxTokens) < 1) throw new UsageError(`--max-tokens takes a positive integer (got ${JSON.stringify(opts.maxTokens)})`);
+    config.max_tokens = Number(opts.maxTokens);
+  }
+  return config;
+}
+
 /** `codeloom run WORKFLOW_ID "task"`: executes a workflow (or an agent, agt_…), shows its steps live, then its files. */
-export async function run(flags: GlobalFlags, targetId: string | undefined, task: string | undefined, opts: { require?: string[] | undefined; out?: string | undefined; project?: string | undefined }): Promise<number> {
-  if (!targetId || !task) throw new UsageError('codeloom run WORKFLOW_ID "TASK" [--require key=value ...] [--out DIR] [--project PROJECT_ID]');
+export async function run(flags: GlobalFlags, targetId: string | undefined, task: string | undefined, opts: RunOptions): Promise<number> {
+  if (!targetId || !task) throw new UsageError('codeloom run WORKFLOW_ID "TASK" [--require key=value ...] [--out DIR] [--project PROJECT_ID] [--max-tokens N] [--max-cost-usd USD]');
   const client = clientFor(flags);
-  const body = { task, ...(opts.require?.length ? { requirements: parsePairs(opts.require, 'require') } : {}), ...(opts.project ? { project_id: opts.project } : {}) };
+  const config = ceilingsOf(opts);
+  const body = {
+    task, ...(opts.require?.length ? { requirements: parsePairs(opts.require, 'require') } : {}), ...(opts.project ? { project_id: opts.project } : {}),
+    ...(config ? { config } : {}),
+  };
   const started = targetId.startsWith('agt_') ? await client.agents.execute(targetId, body) : await client.workflows.execute(targetId, body);
   const view = flags.json ? undefined : new StepView(Boolean(process.stderr.isTTY));
   if (view) process.stderr.write(`run ${started.id}\n`);

@@ -165,4 +165,142 @@ describe.skipIf(!hasChromium)('dashboard: waits and budgets in a real browser', 
     expect(await banner.count()).toBe(0);
     await runPage.close();
   }, 150_000);
+
+  it('the Budgets page creates a budget (the server\'s field message first), shows its spend, edits its amount inline and deletes it', async () => {
+    const { token } = await signedIn();
+    const headers = { 'x-forwarded-for': nextIp() };
+    const profile = (await request(`${t.url}/api/v1/user/profile`, { token, headers })).body;
+    const key = await request(`${t.url}/api/v1/api-keys`, { token, headers, body: { name: 'ci', scopes: ['read:code', 'write:code'] } });
+    expect(key.status, key.text).toBe(201);
+    await go('Budgets', 'Budgets');
+    await expect.poll(() => page.getByText('No budgets yet').count()).toBe(1);
+    const form = page.getByRole('region', { name: 'New budget' });
+    const amount = form.getByLabel('Amount (USD)', { exact: true });
+
+    // A bad amount: the server's message for that field, under it, and the field marked invalid.
+    await amount.fill('0');
+    await form.getByRole('button', { name: 'Create budget' }).click();
+    await expect.poll(() => amount.getAttribute('aria-invalid')).toBe('true');
+    const described = (await amount.getAttribute('aria-describedby'))!;
+    expect(await page.locator(`#${described}`).textContent()).toMatch(/^must be > 0$|must be/);
+    expect((await request(`${t.url}/api/v1/budgets`, { token, headers })).body.data).toEqual([]);
+
+    // The organization's monthly budget of $10, alerts at 50 % and 80 %.
+    await amount.fill('10');
+    await form.getByLabel('Period', { exact: true }).selectOption('month');
+    await form.getByLabel('Alerts at (% of the amount, optional)', { exact: true }).fill('50, 80');
+    await form.getByRole('button', { name: 'Create budget' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Created the $10.00 per month budget.');
+    expect(await amount.getAttribute('aria-invalid')).toBeNull();
+    const [orgBudget] = (await request(`${t.url}/api/v1/budgets`, { token, headers })).body.data;
+    expect(orgBudget).toMatchObject({ scope: { type: 'organization', id: profile.organization.id }, amount_usd: 10, period: 'month', alert_thresholds: [0.5, 0.8], spent_usd: 0 });
+    const orgCard = page.getByRole('listitem', { name: `Organization: ${profile.organization.name}` });
+    await expect.poll(() => orgCard.count()).toBe(1);
+    const orgText = (await orgCard.textContent())!;
+    expect(orgText).toContain('$0.00 of $10.00 spent (0%)');
+    const reset = new Date(orgBudget.resets_at);
+    expect(reset.getUTCDate()).toBe(1);
+    expect(orgText).toContain(`Resets at ${reset.getUTCDate()} ${reset.toLocaleDateString('en-GB', { month: 'short', timeZone: 'UTC' })} ${reset.getUTCFullYear()}, 00:00:00`);
+    expect(orgText).toContain('Alerts at 50%, 80%');
+
+    // An API key's daily budget of $3, the key picked from the keys list.
+    await form.getByLabel('Applies to', { exact: true }).selectOption('api_key');
+    await form.getByLabel('API key', { exact: true }).selectOption({ label: `ci (${key.body.prefix}…)` });
+    await amount.fill('3');
+    await form.getByLabel('Period', { exact: true }).selectOption('day');
+    await form.getByRole('button', { name: 'Create budget' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Created the $3.00 per day budget.');
+    const keyCard = page.getByRole('listitem', { name: `API key: ci (${key.body.prefix}…)` });
+    await expect.poll(() => keyCard.count()).toBe(1);
+    expect(await keyCard.textContent()).toContain('Alerts at 50%, 80%, 100%'); // the server's default thresholds
+
+    // $1.60 spent with the key (1,600 tokens at $0.001 a token): past the 50 % alert, the bar says so.
+    fake.script({ usage: { promptTokens: 100, completionTokens: 1_500 } });
+    const call = await request(`${t.url}/api/v1/generate`, { token: key.body.key, headers, body: { prompt: 'spend', model: 'gpt-test', max_tokens: 2_000 } });
+    expect(call.status, call.text).toBe(200);
+    fake.script({ usage: { promptTokens: 10, completionTokens: 20 } });
+    await page.reload();
+    await expect.poll(() => keyCard.textContent()).toContain('$1.60 of $3.00 spent (53.3%)');
+    expect(await keyCard.textContent()).toContain('Past the 50% alert');
+    const bar = keyCard.getByRole('progressbar', { name: `Spent of the API key: ci (${key.body.prefix}…) budget` });
+    expect(await bar.getAttribute('aria-valuenow')).toBe('53');
+    expect(await bar.locator('.bar-fill').getAttribute('data-level')).toBe('warn');
+    // The organization's budget counts the key's call too (the key is the organization's).
+    await expect.poll(() => orgCard.textContent()).toContain('$1.60 of $10.00 spent (16%)');
+    expect(await orgCard.getByRole('progressbar').locator('.bar-fill').getAttribute('data-level')).toBe('ok');
+    await capture('budgets');
+
+    // The amount, edited inline: a bad one gets the server's message; a good one is saved.
+    const edit = page.getByRole('form', { name: `Edit the Organization: ${profile.organization.name} budget` });
+    const inline = edit.getByLabel('Amount (USD)', { exact: true });
+    await inline.fill('-1');
+    await edit.getByRole('button', { name: 'Save amount' }).click();
+    await expect.poll(() => inline.getAttribute('aria-invalid')).toBe('true');
+    expect(await orgCard.locator('.error').textContent()).toMatch(/^Amount must/);
+    await inline.fill('12.5');
+    await edit.getByRole('button', { name: 'Save amount' }).click();
+    await expect.poll(() => orgCard.textContent()).toContain('$1.60 of $12.50 spent (12.8%)');
+    expect(await orgCard.textContent()).toContain('$12.50 per month');
+    expect((await request(`${t.url}/api/v1/budgets/${orgBudget.id}`, { token, headers })).body.amount_usd).toBe(12.5);
+
+    // Delete, after a confirmation (Cancel first keeps it).
+    await edit.getByRole('button', { name: 'Delete budget' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this budget?' });
+    expect(await dialog.textContent()).toContain(`Organization: ${profile.organization.name}, $12.50 per month`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await orgCard.count()).toBe(1);
+    await edit.getByRole('button', { name: 'Delete budget' }).click();
+    await dialog.getByRole('button', { name: 'Delete budget' }).click();
+    await expect.poll(() => orgCard.count()).toBe(0);
+    expect(await keyCard.count()).toBe(1);
+    const left = (await request(`${t.url}/api/v1/budgets`, { token, headers })).body.data;
+    expect(left.map((b: { scope: { type: string } }) => b.scope.type)).toEqual(['api_key']);
+  }, 90_000);
+
+  it('a spent budget: the playground says "Budget reached" with the server\'s reason (a total budget: no reset; a day\'s: when it resets); a run that ends budget_exceeded says so', async () => {
+    const { token } = await signedIn();
+    const headers = { 'x-forwarded-for': nextIp() };
+    const profile = (await request(`${t.url}/api/v1/user/profile`, { token, headers })).body;
+    const made = await request(`${t.url}/api/v1/budgets`, { token, headers, body: { scope: { type: 'organization', id: profile.organization.id }, amount_usd: 10, period: 'total' } });
+    expect(made.status, made.text).toBe(201);
+    // $8 of the $10 spent ($0.001 a token): the playground's call may cost up to its prompt and 4,096-token cap, about $4.5.
+    fake.script({ usage: { promptTokens: 100, completionTokens: 7_900 } });
+    const spend = await request(`${t.url}/api/v1/generate`, { token, headers, body: { prompt: 'spend', model: 'gpt-test', max_tokens: 8_000 } });
+    expect(spend.status, spend.text).toBe(200);
+    fake.script({ usage: { promptTokens: 10, completionTokens: 20 } });
+
+    await generateInPlayground('A tiny TypeScript module');
+    const refused = page.getByRole('region', { name: 'Generation refused' });
+    await expect.poll(() => refused.count(), { timeout: 10_000 }).toBe(1);
+    const line = (await refused.locator('.notice-line').textContent())!;
+    expect(line).toMatch(/^Budget reached: The organization's total budget of \$10\.000000 \(bud_[\w-]+\) is reached: \$2\.000000 left, .*; it is a total budget and does not reset$/);
+    expect(await page.locator('[data-phase]').textContent()).toBe(`Generation refused: ${line}`);
+    expect(await page.getByTestId('stream-output').count()).toBe(0);
+    await capture('playground-budget-reached');
+
+    // The same budget by the day: refused until the next UTC midnight, which the page names.
+    const patched = await request(`${t.url}/api/v1/budgets/${made.body.id}`, { token, headers, method: 'PATCH', body: { period: 'day' } });
+    expect(patched.status, patched.text).toBe(200);
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await expect.poll(async () => (await refused.locator('.notice-line').textContent()) ?? '', { timeout: 10_000 }).toMatch(/daily budget/);
+    const daily = (await refused.locator('.notice-line').textContent())!;
+    const midnight = Date.parse(patched.body.resets_at);
+    expect(new Date(midnight).toISOString().slice(11)).toBe('00:00:00.000Z');
+    const when = new Date(midnight);
+    const at = when.toDateString() === new Date().toDateString() ? utcClock(midnight) : `${when.getUTCDate()} ${when.toLocaleDateString('en-GB', { month: 'short', timeZone: 'UTC' })} ${when.getUTCFullYear()}, ${utcClock(midnight)}`;
+    expect(daily).toMatch(new RegExp(`^Budget reached: The organization's daily budget of .* — resets at ${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(in (\\d+ h( \\d+ min)?|\\d+ min( \\d+ s)?|\\d+ s)\\)$`));
+
+    // A run with a ceiling its first step cannot fit ends failed with budget_exceeded: the run page says so in words.
+    await request(`${t.url}/api/v1/budgets/${made.body.id}`, { token, headers, method: 'DELETE' });
+    const agent = await request(`${t.url}/api/v1/agents`, { token, headers, body: { name: 'thrifty', model: 'gpt-test', config: { specialization: 'coder', max_cost_usd: 0.005 } } });
+    expect(agent.status, agent.text).toBe(201);
+    const queued = await request(`${t.url}/api/v1/agents/${agent.body.id}/execute`, { token, headers, body: { task: 'CLI for notes' } });
+    expect(queued.status, queued.text).toBe(202);
+    await page.goto(`${t.url}/dashboard/runs/${queued.body.id}`);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 20_000 }).toBe('failed');
+    const run = (await request(`${t.url}/api/v1/runs/${queued.body.id}`, { token, headers })).body;
+    expect(run.error.code).toBe('budget_exceeded');
+    expect(await page.getByTestId('run-error').textContent()).toBe(`Budget reached: ${run.error.message} (budget_exceeded)`);
+    await capture('run-budget-exceeded');
+  }, 90_000);
 });

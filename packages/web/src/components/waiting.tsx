@@ -62,7 +62,7 @@ export function waitHeadline(wait: Wait, mode: 'waiting' | 'refused', now = Date
   const at = wait.until === null ? '' : clockTime(wait.until, now);
   if (wait.code === 'budget_exceeded') {
     const reason = `Budget reached: ${wait.message.replace(/\.$/, '')}`;
-    if (wait.until === null) return `${reason} — it does not reset`;
+    if (wait.until === null) return reason; // a total budget: the server's reason says it does not reset
     return mode === 'waiting' ? `${reason} — resets at ${at}; waiting until then` : `${reason} — resets at ${at}`;
   }
   if (mode === 'waiting') return `Waiting for ${windowWords(wait.message)} — resumes at ${at}`;

@@ -41,7 +41,8 @@ function fieldErrors(error: unknown): FieldErrors {
   const out: FieldErrors = {};
   if (error instanceof SessionError) {
     for (const e of error.errors) {
-      const field = e.path.replace(/^\//, '').split('/')[0] || 'form';
+      // Schema errors name `/amount_usd`; the service's own name `body/scope/id`.
+      const field = e.path.replace(/^\//, '').replace(/^body\//, '').split('/')[0] || 'form';
       out[field] ??= e.message;
     }
   }

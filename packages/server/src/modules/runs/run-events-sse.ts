@@ -9,7 +9,8 @@ const KEEP_ALIVE_MS = 15_000;
 /**
  * `GET /runs/{id}/events`: the run's events as text/event-stream, each with
  * `id: <seq>`, replayed after `Last-Event-ID` (or `?after=`), then live; the
- * stream ends after the run's final event. Another account's run is a 404
+ * stream ends after the run's final event; a request after the final event (an EventSource reconnecting)
+ * gets 204 No Content, which makes an EventSource stop. Another account's run is a 404
  * problem document (nothing is streamed).
  */
 export async function sendRunEvents(runs: RunsService, request: FastifyRequest, reply: FastifyReply, runId: string, after: number): Promise<void> {
@@ -23,6 +24,10 @@ export async function sendRunEvents(runs: RunsService, request: FastifyRequest, 
     if (!raw.destroyed) raw.write(`id: ${frame.seq}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame)}\n\n`);
   };
   const follower = await followRun(runs, principal, runId, after, write);
+  if (follower.done && pending.length === 0) {
+    // The client has had the run's final event (a reconnect after it): 204 tells an EventSource to stop reconnecting.
+    return void reply.code(204).send();
+  }
   openEventStream(reply);
   raw.flushHeaders(); // a queued run may say nothing for a while; the client learns at once that the stream is open
   open = true;

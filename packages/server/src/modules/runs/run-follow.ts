@@ -9,6 +9,8 @@ export interface RunFollower {
   stop(): void;
   /** Resolves once the run's last frame (`complete` or `error`) was delivered. */
   ended: Promise<void>;
+  /** Whether the run's last frame has been delivered (or the client already had it: nothing more will come). */
+  readonly done: boolean;
 }
 
 /**
@@ -76,5 +78,5 @@ export async function followRun(runs: RunsService, principal: Principal, runId: 
     finish();
     throw error;
   }
-  return { stop: finish, ended };
+  return { stop: finish, ended, get done() { return done; } };
 }

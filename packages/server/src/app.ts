@@ -63,7 +63,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key', 'secret'], censor: '[redacted]' },
     },
     // Request lines are written by registerRequestLog, as CODELOOM_REQUEST_LOG says.
     logController: new LogController({ disableRequestLogging: true }),

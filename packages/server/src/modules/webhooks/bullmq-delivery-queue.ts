@@ -23,6 +23,7 @@ export class BullDeliveryQueue implements DeliveryQueue {
   private readonly connection: Redis;
   private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | undefined;
+  private workerConnection: Redis | undefined;
 
   constructor(private readonly options: BullDeliveryQueueOptions) {
     this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -33,7 +34,7 @@ export class BullDeliveryQueue implements DeliveryQueue {
 
   async start(handler: DeliveryHandler): Promise<void> {
     this.worker = new Worker<DeliveryJob>('webhooks', (job, token) => this.process(job, token, handler), {
-      connection: this.connection.duplicate(),
+      connection: (this.workerConnection = this.connection.duplicate()),
       prefix: `${this.options.prefix}bull`,
       concurrency: this.options.concurrency,
       // An attempt takes at most the 10 s timeout; a worker that stops renewing its lock for 30 s is gone.
@@ -68,6 +69,7 @@ export class BullDeliveryQueue implements DeliveryQueue {
   async close(): Promise<void> {
     await this.worker?.close();
     await this.queue.close();
+    await this.workerConnection?.quit().catch(() => this.workerConnection?.disconnect());
     await this.connection.quit().catch(() => this.connection.disconnect());
   }
 }

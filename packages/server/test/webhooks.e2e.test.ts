@@ -443,3 +443,44 @@ describe.skipIf(!clusterEnabled)('two server processes on PostgreSQL + BullMQ de
     expect(events.sort()).toEqual([...runs, ...runs].sort());
   }, 60_000);
 });
+
+describe('a run interrupted by a killed server is sent as run.failed by the next start', () => {
+  let fake: FakeVendor;
+  let server: SpawnedServer | undefined;
+  let hook: Receiver;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    fake = await startOpenAIFake();
+    hook = await startWebhookReceiver();
+    dataDir = mkdtempSync(join(tmpdir(), 'codeloom-webhooks-run-'));
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await fake?.close();
+    await hook?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('SIGKILL mid-run: after the restart the run is failed/interrupted and its webhook hears run.failed once', async () => {
+    const env = {
+      ...RESTART_ENV, CODELOOM_DATA_DIR: dataDir, OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-x', CODELOOM_OPENAI_MODELS: 'gpt-slow',
+      CODELOOM_UPSTREAM_RETRIES: '0',
+    };
+    fake.script({ reply: 'word '.repeat(3_000), chunkDelayMs: 50 });
+    server = await spawnServer(env);
+    const a = await account(server.url);
+    await a.webhook(hook.url, ['run.succeeded', 'run.failed', 'run.cancelled']);
+    const runId = await a.run('gpt-slow');
+    await eventually(async () => fake.requests.length > 0 && (await a.get(`/runs/${runId}`)).body.status === 'running', 'the run to be running');
+    await server.stop('SIGKILL');
+    expect(hook.received).toHaveLength(0);
+    server = await spawnServer(env);
+    const [got] = await eventually(() => hook.received.length > 0 && hook.received, 'run.failed after the restart');
+    expect(got!.json.type).toBe('run.failed');
+    expect(got!.json.data).toMatchObject({ id: runId, status: 'failed', error: { code: 'interrupted' } });
+    expect(got!.json.data).toEqual((await clientFor(server.url, a.token).get(`/runs/${runId}`)).body);
+    await sleep(1_000);
+    expect(hook.received).toHaveLength(1);
+  }, 60_000);
+});

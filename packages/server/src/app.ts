@@ -9,6 +9,7 @@ import { registerJsonParser } from './plugins/json-parser.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerNotFound } from './plugins/not-found.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerCors } from './plugins/cors.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { clientErrorHandler, frameworkErrors, refuseConnectMethod, registerHostCheck } from './plugins/protocol-errors.js';
 import { registerRequestLog, type RequestLogMode } from './plugins/request-log.js';
@@ -96,6 +97,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   registerErrorHandler(app);
   registerNotFound(app);
   registerJsonParser(app);
+  await registerCors(app, config.corsOrigins ?? []);
   registerMetrics(app, ctx.metrics);
   registerRequestLog(app, { mode: config.requestLog as RequestLogMode, sampleEvery: config.requestLogSample });
   await registerOpenApi(app, config.issuer!);

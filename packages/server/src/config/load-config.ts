@@ -1,3 +1,4 @@
+import { corsOriginProblems } from './cors-origins.js';
 import { ConfigError } from '../errors.js';
 import { SETTINGS, type SettingDef } from './config-schema.js';
 import { resolveIssuers, type DerivedSettings } from './issuer.js';
@@ -68,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   for (const id of (out.openaiFimModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_FIM_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
   problems.push(...parseModelPrices(out.modelPrices as string | undefined).problems);
+  problems.push(...corsOriginProblems(out.corsOrigins as string[] | undefined));
   if (problems.length) throw new ConfigError(problems);
   Object.assign(out, overrides);
   resolveIssuers(out);

@@ -17,6 +17,8 @@ import { startTestServer, nextIp, type TestServer } from './helpers/test-server.
 import { registerUser, request } from './helpers/http.js';
 import { readSse } from './helpers/sse.js';
 import { awayFromWindowEnd } from './helpers/limit-windows.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { VerificationService } from '../src/modules/verify/verification-service.js';
 
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -254,4 +256,41 @@ describe('a run waiting for a tokens-per-minute window', () => {
     expect(announced.data).toMatchObject({ id: run.id, status: 'running', waiting: waiting.waiting });
     expect(events.at(-1).data.waiting).toBeNull();
   }, 120_000);
+});
+
+const probe = await new VerificationService(loadConfig({})).status();
+if (!probe.available) console.log(`skipping the ceiling test of a verified workflow: ${probe.reason}`);
+
+describe.skipIf(!probe.available)('run ceilings in a verified workflow', () => {
+  const BROKEN = '```python calc.py\ndef add(a, b):\n    return a - b\n```\n';
+  const REVIEW = `VERDICT: approve\n${'word '.repeat(2_000)}`;
+  let fake: FakeVendor;
+  let t: TestServer;
+
+  beforeAll(async () => {
+    fake = await startOpenAIFake({ record: false });
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_UPSTREAM_RETRIES: '0' } });
+  });
+  afterAll(async () => { await t?.close(); await fake?.close(); });
+
+  it('the reviewer is fitted with the checks report in its prompt: the run stays within max_tokens', async () => {
+    const c = await newClient(t.url);
+    // No usage from the upstream: each call is charged Codeloom's own count, the prompt's bound plus the pieces received.
+    fake.script({ replies: [BROKEN, REVIEW, BROKEN, REVIEW], reply: 'VERDICT: approve', omitUsage: true, honourMaxTokens: true });
+    const body = { task: 'add two numbers', language: 'python' };
+    const config = { verify: true, max_iterations: 0, maxTokens: 4_000 };
+    const free = await c.poll((await c.execute(`/workflows/${await c.workflow(['coder', 'reviewer'], config, 'gpt-test')}`, body)).id, undefined, 90_000, 300);
+    expect(free.status, JSON.stringify(free.error)).toBe('succeeded');
+    expect(free.steps[1].verification).toBeDefined(); // the checks ran before the reviewer's call: their report joined its prompt
+    const reviewerPrompt = free.steps[1].tokens_used - 2_000; // its whole answer: 2,000 pieces
+    // Room for the reviewer's prompt (checks report included) and 50 tokens of answer.
+    const ceiling = free.steps[0].tokens_used + reviewerPrompt + 50;
+    const run = await c.poll((await c.execute(`/workflows/${await c.workflow(['coder', 'reviewer'], { ...config, max_tokens: ceiling }, 'gpt-test')}`, body)).id, undefined, 90_000, 300);
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+    expect(run.steps[1].verification).toBeDefined();
+    expect(run.tokens_used).toBeLessThanOrEqual(ceiling);
+    const words = run.steps[1].output.split(' ').length - 1;
+    expect(words).toBeGreaterThan(0);
+    expect(words).toBeLessThan(100);
+  }, 200_000);
 });

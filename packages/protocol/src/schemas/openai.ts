@@ -64,9 +64,11 @@ export const CompletionSchema = Type.Object({
   usage: UsageSchema,
 });
 
+export const OpenAIModelSchema = Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() });
+
 export const OpenAIModelListSchema = Type.Object({
   object: Type.Literal('list'),
-  data: Type.Array(Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() })),
+  data: Type.Array(OpenAIModelSchema),
 });
 
 export const OpenAIErrorSchema = Type.Object({

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema } from '@codeloom/protocol';
+import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema, OpenAIModelSchema } from '@codeloom/protocol';
+import { Type } from '@sinclair/typebox';
 import type { ModelRegistry } from '../../providers/model-registry.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
@@ -75,9 +76,28 @@ export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIServic
     schema: { tags, security, summary: 'Models this server offers (OpenAI format)', response: { 200: OpenAIModelListSchema, ...errors(401, 403, 429) } },
   }, async () => ({
     object: 'list' as const,
-    data: models.list().map((m) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider })),
+    data: models.list().map(toOpenAIModel),
   }));
+
+  // One model. Ids may hold a slash (`org/model` on vLLM): sent encoded (`%2F`, as the openai SDKs do) it is one
+  // parameter; sent bare, the hidden wildcard twin takes it.
+  const oneModel = async (id: string) => {
+    const found = models.list().find((m) => m.id === id);
+    if (!found) throw new AppError('not_found', `The model "${id}" does not exist on this server; GET /openai/v1/models lists the ones it serves.`);
+    return toOpenAIModel(found);
+  };
+  app.get('/models/:model', {
+    config: { auth: 'read:code' },
+    schema: {
+      tags, security, summary: 'One model (OpenAI format)', params: Type.Object({ model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id; a slash in it is sent as %2F.' }) }),
+      response: { 200: OpenAIModelSchema, ...errors(401, 403, 404, 429) },
+    },
+  }, async (request) => oneModel(request.params.model));
+  app.get('/models/*', { config: { auth: 'read:code' }, schema: { hide: true, response: { 200: OpenAIModelSchema } } },
+    async (request) => oneModel((request.params as { '*': string })['*']));
 };
+
+const toOpenAIModel = (m: { id: string; provider: string }) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider });
 
 /** Models have no creation time of their own; the server's start stands in, stable while it runs. */
 const STARTED = Math.floor(Date.now() / 1000);

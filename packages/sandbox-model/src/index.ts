@@ -8,7 +8,9 @@
  * network, no clock, no randomness. Pure functions only: streaming,
  * cancellation and errors belong to the caller (the server's provider).
  */
-export type { SandboxAnswer, SandboxCall, SandboxHints, SandboxMessage, SandboxUsage } from './types.js';
+export type { SandboxAnswer, SandboxCall, SandboxHints, SandboxMessage, SandboxTool, SandboxToolCall, SandboxUsage } from './types.js';
+export { schemaInstance, type Schema } from './schema-instance.js';
+export { sandboxToolCall, structuredAnswer, toolResultAnswer } from './tools.js';
 export { promptTokens, sandboxAnswer } from './answer.js';
 export { renderSandboxOutput } from './output.js';
 export { cutAtStop, renderSandboxFill, renderSandboxFillFor } from './fill.js';

@@ -1,13 +1,33 @@
 import { AppError, ProviderError } from '../errors.js';
 import { takesSuffix, type RegisteredModel } from './model-registry.js';
+import { unsupportedField, type ChatMessage, type ConversationOptions } from './conversation.js';
+
+/** A call with tools, tool messages or a response format (providers/conversation.ts). */
+const usesConversation = (call: ConversationOptions & { messages?: readonly ChatMessage[] | undefined }): boolean =>
+  call.tools !== undefined || call.toolChoice !== undefined || call.responseFormat !== undefined
+  || (call.messages?.some((m) => m.role === 'tool' || m.toolCalls !== undefined) ?? false);
+
+/** The field of `call` the model cannot honour (`tools`, `response_format`, `messages[i]`, …), if any. */
+function refusedField(model: RegisteredModel, call: ConversationOptions & { messages?: readonly ChatMessage[] | undefined }): string | undefined {
+  return unsupportedField(model.provider.conversation, { ...call, messages: call.messages ?? [] });
+}
 
 /**
  * The models that may serve a call, in order: the one asked for, then its fallbacks
  * (CODELOOM_MODEL_FALLBACKS). A fill-in-the-middle call (with a suffix) keeps only models whose
  * provider takes a suffix, and is a 400 when the one asked for cannot.
  */
-export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined }): RegisteredModel[] {
-  const all = [call.model, ...(call.model.fallbacks ?? [])];
+export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined; messages?: readonly ChatMessage[] | undefined } & ConversationOptions): RegisteredModel[] {
+  let all = [call.model, ...(call.model.fallbacks ?? [])];
+  // Tools, tool messages, a response format: only models that honour them; 400 naming the field when the asked one cannot.
+  if (usesConversation(call)) {
+    const field = refusedField(call.model, call);
+    if (field) {
+      const pointer = `/${field.replace(/\[(\d+)\]/g, '/$1').replace(/\./g, '/')}`;
+      throw new AppError('validation_failed', `Model "${call.model.id}" cannot honour ${field}${field.startsWith('messages') ? ' (tool calls and tool results)' : ''}; use a model that supports tool calling and structured output (an OpenAI-compatible or Anthropic model, or the sandbox model).`, { errors: [{ path: pointer, message: `not supported by model ${call.model.id}` }] });
+    }
+    all = all.filter((m) => refusedField(m, call) === undefined);
+  }
   if (call.suffix === undefined) return all;
   if (!takesSuffix(call.model)) {
     throw new AppError('validation_failed', `Model "${call.model.id}" does not support fill-in-the-middle (suffix); use the sandbox model or one listed in CODELOOM_OPENAI_FIM_MODELS.`, { errors: [{ path: '/suffix', message: `not supported by model ${call.model.id}` }] });

@@ -6,12 +6,12 @@
  * (errors/provider-error.ts); an aborted call rejects with CancelledError.
  */
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage, ConversationCapabilities, ConversationOptions, ToolCall, ToolCallDelta } from './conversation.js';
 
-export interface ModelCallOptions {
+export type { ChatMessage, ToolCall, ToolCallDelta } from './conversation.js';
+
+/** Tools, tool choice and response format (providers/conversation.ts) are absent unless the caller sent them. */
+export interface ModelCallOptions extends ConversationOptions {
   /** Provider-level model id (what the upstream calls it). */
   model: string;
   messages: ChatMessage[];
@@ -44,17 +44,20 @@ export interface Usage {
  */
 export type ReportedUsage = Partial<Usage>;
 
-export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'other';
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
 
 export interface GenerateOutput {
   text: string;
   usage: ReportedUsage;
   finishReason: FinishReason;
+  /** The calls the model made (finish reason `tool-calls`). */
+  toolCalls?: ToolCall[];
 }
 
-/** Stream parts, in order: any number of `text` parts, then exactly one `finish`. Failures are thrown from the iterator. */
+/** Stream parts, in order: any number of `text` and `tool-call` parts, then exactly one `finish`. Failures are thrown from the iterator. */
 export type StreamPart =
   | { type: 'text'; text: string }
+  | ToolCallDelta
   | { type: 'finish'; usage: ReportedUsage; finishReason: FinishReason };
 
 export interface ModelProvider {
@@ -64,6 +67,8 @@ export interface ModelProvider {
   stream(options: ModelCallOptions): AsyncIterable<StreamPart>;
   /** Takes `suffix` (fill-in-the-middle completions); a call with a suffix to any other provider is refused with 400. */
   readonly fillInMiddle?: boolean;
+  /** Tools and response formats it honours (providers/conversation.ts); absent: text only, and a call with them is a 400 naming the field. */
+  readonly conversation?: ConversationCapabilities;
   /** What a call will use, for a provider that knows before running it (the deterministic sandbox): its tokens are reserved exactly. */
   plannedUsage?(options: ModelCallOptions): Usage;
   /** Release sockets, threads, model memory. */

@@ -3,10 +3,14 @@ import type { SpendSubject, TokenReservation, TokenSpend } from '../../limits/to
 import { outputCap, type RegisteredModel } from '../../providers/model-registry.js';
 import { costMicros } from '../../config/model-prices.js';
 import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
-import type { ChatMessage, FinishReason, ModelCallOptions, ReportedUsage, Usage } from '../../providers/provider.js';
+import type { ChatMessage, FinishReason, ModelCallOptions, ReportedUsage, ToolCall, ToolCallDelta, Usage } from '../../providers/provider.js';
+import { conversationBytes, toolPartBytes, ToolCallAssembler, type ConversationOptions } from '../../providers/conversation.js';
 
-/** One model call: who pays, which model, what it is told, and where the text goes as it arrives. */
-export interface ModelCall {
+/**
+ * One model call: who pays, which model, what it is told, and where the text goes as it arrives. Tools, tool
+ * choice and response format (ConversationOptions) are absent unless the caller sent them.
+ */
+export interface ModelCall extends ConversationOptions {
   subject: SpendSubject;
   model: RegisteredModel;
   messages: ChatMessage[];
@@ -24,6 +28,8 @@ export interface ModelCall {
   signal?: AbortSignal | undefined;
   /** Each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
   onText?: ((text: string) => void | Promise<void>) | undefined;
+  /** Each piece of a tool call as it arrives (index, id and name on a call's first piece, a fragment of its arguments); a returned promise holds back the next piece. */
+  onToolCall?: ((delta: ToolCallDelta) => void | Promise<void>) | undefined;
   /** Held already by `reserveModelCall(spend, call)` (so a refusal can still be a plain 429); otherwise the call reserves first. */
   reservation?: TokenReservation | undefined;
   /** Told which model an attempt goes to, before it starts (the asked one, then each fallback tried). */
@@ -41,6 +47,8 @@ export interface ModelCall {
 
 export interface ModelCallResult {
   text: string;
+  /** The tool calls the model made, whole (finish reason `tool-calls`); absent when it made none. */
+  toolCalls?: ToolCall[];
   /** What the call is charged: the provider's counts, or Codeloom's own where the provider reported none (see callModel). */
   usage: Usage;
   finishReason: FinishReason;
@@ -86,10 +94,16 @@ const CALL_OVERHEAD = 32;
  * least one byte. It is high for English (about four bytes a token), which only means a call holds more of
  * its window while it runs: the settle gives back what was not used.
  */
-export function promptTokenBound(messages: readonly ChatMessage[], suffix?: string): number {
+export function promptTokenBound(messages: readonly ChatMessage[], suffix?: string, conversation?: ConversationOptions): number {
   let n = CALL_OVERHEAD;
-  for (const m of messages) n += MESSAGE_OVERHEAD + Buffer.byteLength(m.content, 'utf8');
+  for (const m of messages) {
+    n += MESSAGE_OVERHEAD + Buffer.byteLength(m.content, 'utf8');
+    // Tool calls and tool results: their ids, names and arguments are prompt too (providers/conversation.ts).
+    if (m.toolCalls !== undefined || m.toolCallId !== undefined) n += toolPartBytes(m);
+  }
   if (suffix) n += MESSAGE_OVERHEAD + Buffer.byteLength(suffix, 'utf8');
+  // Tool definitions and a response schema go to the model as prompt (one JSON text each).
+  if (conversation && (conversation.tools !== undefined || conversation.responseFormat !== undefined)) n += conversationBytes(conversation);
   return n;
 }
 
@@ -100,6 +114,10 @@ function providerOptions(call: ModelCall, served: RegisteredModel = call.model):
   if (call.topP !== undefined) options.topP = call.topP;
   if (call.stop?.length) options.stop = call.stop;
   if (call.suffix !== undefined) options.suffix = call.suffix;
+  if (call.tools !== undefined) options.tools = call.tools;
+  if (call.toolChoice !== undefined) options.toolChoice = call.toolChoice;
+  if (call.parallelToolCalls !== undefined) options.parallelToolCalls = call.parallelToolCalls;
+  if (call.responseFormat !== undefined) options.responseFormat = call.responseFormat;
   if (call.hints) options.hints = call.hints;
   if (call.signal) options.signal = call.signal;
   return options;
@@ -124,7 +142,7 @@ export function candidateUses(call: ModelCall): Array<{ model: RegisteredModel; 
   let bound: number | undefined;
   return candidatesFor(call).map((model) => {
     const planned = model.provider.plannedUsage?.(providerOptions(call, model));
-    return planned ? { model, prompt: planned.promptTokens, output: planned.completionTokens } : { model, prompt: bound ??= promptTokenBound(call.messages, call.suffix), output: cap };
+    return planned ? { model, prompt: planned.promptTokens, output: planned.completionTokens } : { model, prompt: bound ??= promptTokenBound(call.messages, call.suffix, call), output: cap };
   });
 }
 
@@ -152,7 +170,7 @@ export function reserveModelCall(spend: TokenSpend, call: ModelCall): Promise<To
 
 /** The prompt tokens Codeloom counts for a call its provider reported none of: the sandbox's exact count, else the prompt's bound. */
 function countedPrompt(call: ModelCall, served: RegisteredModel): number {
-  return served.provider.plannedUsage?.(providerOptions(call, served)).promptTokens ?? promptTokenBound(call.messages, call.suffix);
+  return served.provider.plannedUsage?.(providerOptions(call, served)).promptTokens ?? promptTokenBound(call.messages, call.suffix, call);
 }
 
 /**
@@ -173,6 +191,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   }
   const cap = outputCap(call.model, call.maxTokens);
   const pieces: string[] = [];
+  // Tool calls, assembled as their pieces arrive (created on the first); each piece counts as output like a text piece.
+  let tools: ToolCallAssembler | undefined;
+  let toolPieces = 0;
   let reported: ReportedUsage | undefined;
   let finished = false;
   let finishReason: FinishReason = 'stop';
@@ -192,7 +213,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
         for await (const part of served.provider.stream(providerOptions(call, served))) {
           if (part.type === 'text') {
             // More than the cap: the provider ignored max_tokens. Leaving the loop ends the upstream request.
-            if (pieces.length >= cap) {
+            if (pieces.length + toolPieces >= cap) {
               finished = true;
               finishReason = 'length';
               break;
@@ -200,6 +221,16 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
             pieces.push(part.text);
             // Await only a real hold-back: awaiting a plain return value still costs a turn per token.
             const held = call.onText?.(part.text);
+            if (held) await held;
+          } else if (part.type === 'tool-call') {
+            if (pieces.length + toolPieces >= cap) {
+              finished = true;
+              finishReason = 'length';
+              break;
+            }
+            toolPieces++;
+            (tools ??= new ToolCallAssembler()).add(part);
+            const held = call.onToolCall?.(part);
             if (held) await held;
           } else {
             finished = true;
@@ -210,7 +241,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
         break;
       } catch (error) {
         // Before the first piece of output the next model may serve; after it, never (the caller has text).
-        if (pieces.length > 0 || i + 1 >= candidates.length || call.signal?.aborted || !shouldFallBack(error)) throw error;
+        if (pieces.length + toolPieces > 0 || i + 1 >= candidates.length || call.signal?.aborted || !shouldFallBack(error)) throw error;
       } finally {
         upstreamMs += performance.now() - started;
       }
@@ -226,7 +257,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     // report is counted here (the prompt's count is worked out only then).
     usage = {
       promptTokens: reported?.promptTokens ?? countedPrompt(call, served),
-      completionTokens: reported?.completionTokens ?? pieces.length,
+      completionTokens: reported?.completionTokens ?? pieces.length + toolPieces,
     };
     spent = usage.promptTokens + usage.completionTokens;
     // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
@@ -236,7 +267,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     // The caller awaits it; until then a failure must not count as unhandled.
     else committed.catch(() => {});
   }
-  return { text: pieces.join(''), usage, finishReason, tokens: spent, costMicros: cost, model: served, upstreamMs, committed };
+  const result: ModelCallResult = { text: pieces.join(''), usage, finishReason, tokens: spent, costMicros: cost, model: served, upstreamMs, committed };
+  if (tools) result.toolCalls = tools.result();
+  return result;
 }
 
 /** The settle and the usage row of a call, started together (the row joins the next group commit at once). */

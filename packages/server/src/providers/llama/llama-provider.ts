@@ -130,7 +130,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function toHistory(messages: ChatMessage[]): NlcChatHistoryItem[] {
   const history: NlcChatHistoryItem[] = messages.map((m) =>
-    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
+    // No tool messages arrive here (the provider declares no tool support, so candidatesFor refuses them with a 400).
+    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role === 'system' ? 'system' : 'user', text: m.content },
   );
   // A trailing assistant message is a prefill the model continues; otherwise open a new turn.
   if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] });

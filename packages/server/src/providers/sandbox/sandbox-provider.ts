@@ -21,11 +21,19 @@ function throwIfCancelled(signal: AbortSignal | undefined): void {
 
 async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamPart> {
   throwIfCancelled(options.signal);
-  const { pieces, usage, finishReason } = sandboxAnswer(options);
+  const { pieces, usage, finishReason, toolCall } = sandboxAnswer(options);
   for (let i = 0; i < pieces.length; i++) {
     if (i > 0 && i % PIECES_PER_TURN === 0) await nextTurn();
     throwIfCancelled(options.signal);
     yield { type: 'text', text: pieces[i]! };
+  }
+  if (toolCall) {
+    yield { type: 'tool-call', index: 0, id: toolCall.id, name: toolCall.name, arguments: '' };
+    for (let i = 0; i < toolCall.argumentPieces.length; i++) {
+      if (i > 0 && i % PIECES_PER_TURN === 0) await nextTurn();
+      throwIfCancelled(options.signal);
+      yield { type: 'tool-call', index: 0, arguments: toolCall.argumentPieces[i]! };
+    }
   }
   throwIfCancelled(options.signal);
   yield { type: 'finish', usage, finishReason };
@@ -35,11 +43,12 @@ export function createSandboxProvider(): ModelProvider {
   return {
     name: 'sandbox',
     fillInMiddle: true,
+    conversation: { tools: true, responseFormats: ['json_object', 'json_schema'] },
     async generate(options: ModelCallOptions): Promise<GenerateOutput> {
       throwIfCancelled(options.signal);
-      const { pieces, usage, finishReason } = sandboxAnswer(options);
+      const { pieces, usage, finishReason, toolCall } = sandboxAnswer(options);
       throwIfCancelled(options.signal);
-      return { text: pieces.join(''), usage, finishReason };
+      return { text: pieces.join(''), usage, finishReason, ...(toolCall ? { toolCalls: [{ id: toolCall.id, name: toolCall.name, arguments: toolCall.arguments }] } : {}) };
     },
     stream: streamSandbox,
     plannedUsage: (options: ModelCallOptions) => sandboxAnswer(options).usage,

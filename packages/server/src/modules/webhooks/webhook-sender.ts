@@ -54,7 +54,7 @@ const describe = (error: unknown): string => {
 
 /**
  * POSTs one delivery: a fresh connection (no pooling: every attempt resolves and checks its host again), no
- * redirect followed (a 3xx is not a 2xx), the answer's body read and thrown away.
+ * redirect followed (a 3xx is not a 2xx), the answer's body not read.
  */
 export function sendWebhook(url: string, body: string, headers: Record<string, string>, options: SenderOptions): Promise<SendOutcome> {
   let target: URL;
@@ -84,8 +84,9 @@ export function sendWebhook(url: string, body: string, headers: Record<string, s
     };
     const req = request(target, requestOptions, (res) => {
       const status = res.statusCode ?? 0;
+      // The status is the answer: the body is not read (a receiver streaming one forever holds nothing open).
       res.on('error', () => {});
-      res.resume();
+      res.destroy();
       finish({ status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
     });
     const timer = setTimeout(() => {

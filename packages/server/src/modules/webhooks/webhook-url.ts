@@ -9,9 +9,10 @@ const invalid = (message: string) => new AppError('validation_failed', `The webh
  * delivery, on the addresses they resolve to.
  */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
+  const text = raw.trim();
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(text);
   } catch {
     throw invalid('must be an absolute http:// or https:// URL');
   }
@@ -19,5 +20,5 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   if (!url.hostname) throw invalid('must name a host');
   const reason = allowPrivate ? null : privateHostReason(url.hostname);
   if (reason) throw invalid(`names ${url.hostname}, ${reason}: webhooks may not reach loopback, private, link-local or unique-local addresses unless CODELOOM_WEBHOOK_ALLOW_PRIVATE=true`);
-  return raw;
+  return text;
 }

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../storage/open-database.js';
 import { createStore, type Store } from '../../storage/store.js';
+import { dropPgSchema } from '../../../test/helpers/pg-schema.js';
+import { TEST_DATABASE_URL, uniqueName } from '../../../test/helpers/test-server.js';
 import type { DeliveryHandler, DeliveryQueue } from './delivery-queue.js';
 import { retrySchedule } from './webhook-backoff.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -16,12 +18,14 @@ class RecordingQueue implements DeliveryQueue {
   async close() {}
 }
 
-describe('webhook dispatcher: one send per attempt, whatever runs it', () => {
+function dispatcherSuite(name: string, open: () => Promise<{ handle: DatabaseHandle; drop?: () => Promise<void> }>) {
+describe(`webhook dispatcher: one send per attempt, whatever runs it (${name})`, () => {
   let server: Server;
   let url: string;
   let hits = 0;
   let status = 200;
   let handle: DatabaseHandle;
+  let drop: (() => Promise<void>) | undefined;
   let store: Store;
 
   beforeAll(async () => {
@@ -37,11 +41,14 @@ describe('webhook dispatcher: one send per attempt, whatever runs it', () => {
   beforeEach(async () => {
     hits = 0;
     status = 200;
-    handle = await openDatabase({ sqliteFile: ':memory:' });
+    ({ handle, drop } = await open());
     await migrateToLatest(handle);
     store = createStore(handle);
   });
-  afterEach(async () => { await store.handle.close(); });
+  afterEach(async () => {
+    await store.handle.close();
+    await drop?.();
+  });
 
   async function delivery(nextAttemptAt = new Date().toISOString()) {
     const account = await store.accounts.create({ email: 'w@example.com', emailNormalized: 'w@example.com', name: 'W', passwordHash: 'x', plan: 'free' });
@@ -109,5 +116,16 @@ describe('webhook dispatcher: one send per attempt, whatever runs it', () => {
     await d.start();
     await d.close();
     expect(queue.scheduled).toEqual([['whd_1', 1, Date.parse(later)]]);
+  });
+});
+}
+
+dispatcherSuite('SQLite', async () => ({ handle: await openDatabase({ sqliteFile: ':memory:' }) }));
+
+if (!TEST_DATABASE_URL) console.log('skipping the webhook dispatcher tests on PostgreSQL: TEST_DATABASE_URL is not set');
+describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
+  dispatcherSuite('PostgreSQL', async () => {
+    const pgSchema = uniqueName('whk_disp');
+    return { handle: await openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema }), drop: () => dropPgSchema(pgSchema) };
   });
 });

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   cancelled: { status: 499, title: 'Client Closed Request', detail: 'The request was cancelled by the caller.' },
   internal_error: { status: 500, title: 'Internal Server Error', detail: 'Something went wrong on our side.' },
   upstream_error: { status: 502, title: 'Bad Gateway', detail: 'The model provider failed.' },
+  upstream_rejected: { status: 400, title: 'Bad Request', detail: 'The model provider refused the request as invalid (for example, the prompt is longer than the model\'s context); `upstream_code` is its own code.' },
+  upstream_rate_limited: { status: 429, title: 'Too Many Requests', detail: 'The model provider kept rate limiting Codeloom through its retries; retry after Retry-After.' },
   service_unavailable: { status: 503, title: 'Service Unavailable', detail: 'The service is unavailable; try again shortly.' },
   shutting_down: { status: 503, title: 'Service Unavailable', detail: 'The server is shutting down; reconnect and retry.' },
   upstream_timeout: { status: 504, title: 'Gateway Timeout', detail: 'The model provider did not answer in time.' },
@@ -48,6 +50,8 @@ export interface ProblemDocument {
   detail: string;
   request_id: string;
   errors?: Array<{ path: string; message: string }>;
+  /** With `upstream_rejected`: the model provider's own code. */
+  upstream_code?: string;
 }
 
 export function problemTypeFor(code: string): string {

@@ -9,6 +9,7 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     request_id: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    upstream_code: Type.Optional(Type.String({ description: 'With `upstream_rejected`: the model provider\'s own error code (e.g. `context_length_exceeded`).' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem document' },
 );

@@ -10,7 +10,12 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     detail?: string,
-    readonly extra: { errors?: Array<{ path: string; message: string }>; headers?: Record<string, string> } = {},
+    readonly extra: {
+      errors?: Array<{ path: string; message: string }>;
+      headers?: Record<string, string>;
+      /** A model provider's own error code, passed on with `upstream_rejected` (`upstream_code` in the problem document). */
+      upstreamCode?: string;
+    } = {},
   ) {
     super(detail ?? ERROR_CODES[code].detail);
     this.name = 'AppError';

@@ -21,7 +21,7 @@ export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       if (error.extra.headers) reply.headers(error.extra.headers);
-      return sendProblem(request, reply, error.code, error.message, error.extra.errors);
+      return sendProblem(request, reply, error.code, error.message, error.extra.errors, error.extra.upstreamCode);
     }
     if (error.validation) {
       return sendProblem(request, reply, 'validation_failed', `The ${error.validationContext ?? 'request'} does not match the schema.`, toValidationErrors(error.validation, error.validationContext));

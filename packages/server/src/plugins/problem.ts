@@ -6,6 +6,7 @@ export function buildProblem(
   code: ErrorCode,
   detail?: string,
   errors?: Array<{ path: string; message: string }>,
+  upstreamCode?: string,
 ): ProblemDocument {
   const entry = ERROR_CODES[code];
   return {
@@ -16,6 +17,7 @@ export function buildProblem(
     detail: detail ?? entry.detail,
     request_id: request.id,
     ...(errors ? { errors } : {}),
+    ...(upstreamCode ? { upstream_code: upstreamCode } : {}),
   };
 }
 
@@ -25,7 +27,8 @@ export function sendProblem(
   code: ErrorCode,
   detail?: string,
   errors?: Array<{ path: string; message: string }>,
+  upstreamCode?: string,
 ) {
-  const doc = buildProblem(request, code, detail, errors);
+  const doc = buildProblem(request, code, detail, errors, upstreamCode);
   return reply.code(doc.status).type('application/problem+json; charset=utf-8').send(doc);
 }

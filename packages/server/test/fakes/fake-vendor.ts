@@ -59,7 +59,7 @@ export interface FakeScript {
   honourMaxTokens?: boolean;
   omitUsage?: boolean;
   finishReason?: string;
-  failNext?: { count: number; status: number; retryAfter?: number | string; message?: string };
+  failNext?: { count: number; status: number; retryAfter?: number | string; message?: string; /** The vendor's own error code where its format has one (OpenAI's `error.code`), e.g. context_length_exceeded. */ code?: string; param?: string };
   resetNext?: number;
   hang?: boolean;
   hangAfterChunks?: number;
@@ -96,7 +96,7 @@ export interface VendorFormat {
   /** Further paths answered with the same script (e.g. OpenAI's legacy /v1/completions). */
   otherPaths?: string[];
   apiKeyOf(headers: IncomingHttpHeaders): string | undefined;
-  errorBody(status: number, message: string): unknown;
+  errorBody(status: number, message: string, code?: string, param?: string): unknown;
   json(reply: ReplyContext, text: string): unknown;
   streamHead(reply: ReplyContext): string[];
   streamDelta(reply: ReplyContext, text: string): string;
@@ -139,10 +139,10 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     for (const wake of abortWaiters) wake();
   };
 
-  const sendError = (res: ServerResponse, status: number, message: string, retryAfter?: number | string) => {
+  const sendError = (res: ServerResponse, status: number, message: string, retryAfter?: number | string, code?: string, param?: string) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-    res.writeHead(status, headers).end(JSON.stringify(format.errorBody(status, message)));
+    res.writeHead(status, headers).end(JSON.stringify(format.errorBody(status, message, code, param)));
   };
 
   const write = (res: ServerResponse, frame: string) => new Promise<void>((resolve) => res.write(frame, () => resolve()));
@@ -174,7 +174,7 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     }
     if (s.failNext && s.failNext.count > 0) {
       s.failNext.count--;
-      return sendError(res, s.failNext.status, s.failNext.message ?? `scripted failure (HTTP ${s.failNext.status})`, s.failNext.retryAfter);
+      return sendError(res, s.failNext.status, s.failNext.message ?? `scripted failure (HTTP ${s.failNext.status})`, s.failNext.retryAfter, s.failNext.code, s.failNext.param);
     }
     const route = path.split('?')[0]!;
     if (req.method !== 'POST' || (route !== format.path && !format.otherPaths?.includes(route))) return sendError(res, 404, `no route for ${req.method} ${path}`);

@@ -47,9 +47,9 @@ export const openAIFormat: VendorFormat = {
   path: '/v1/chat/completions',
   otherPaths: ['/v1/completions'],
   apiKeyOf: (headers) => headers.authorization?.replace(/^Bearer\s+/i, ''),
-  errorBody(status, message) {
+  errorBody(status, message, scriptedCode, param) {
     const [type, code] = ERROR_TYPES[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
-    return { error: { message, type, param: null, code } };
+    return { error: { message, type, param: param ?? null, code: scriptedCode ?? code } };
   },
   json(ctx, text) {
     if (isText(ctx)) {

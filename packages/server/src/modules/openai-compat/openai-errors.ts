@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '@codeloom/protocol';
-import { AppError } from '../../errors.js';
+import { AppError, ProviderError } from '../../errors.js';
 import { toValidationErrors } from '../../plugins/validation.js';
 
 /** OpenAI's error object: what the `openai` SDKs, editors and gateways parse. */
@@ -29,6 +29,10 @@ export interface DescribedError { status: number; error: OpenAIError; headers?: 
 export function describeOpenAIError(request: FastifyRequest, error: unknown): DescribedError {
   if (error instanceof AppError) {
     const status = ERROR_CODES[error.code].status;
+    // A provider's refusal keeps its own code and param (`context_length_exceeded`, `messages`): clients act on them.
+    if (error instanceof ProviderError && error.kind === 'upstream_rejected') {
+      return { status, headers: error.extra.headers, error: { message: error.message, type: 'invalid_request_error', param: error.upstream.param ?? null, code: error.upstream.code ?? error.code } };
+    }
     return { status, headers: error.extra.headers, error: { message: error.message, type: typeFor(status), param: toParam(error.extra.errors?.[0]?.path), code: error.code } };
   }
   const e = error as FastifyError;

@@ -15,6 +15,7 @@ export function toErrorData(error: unknown): ErrorData {
   if (!(error instanceof AppError)) return problemData('internal_error');
   const data: ErrorData = problemData(error.code, error.message);
   if (error.extra.errors) data.errors = error.extra.errors;
+  if (error.extra.upstreamCode) data.upstream_code = error.extra.upstreamCode;
   const h = error.extra.headers ?? {};
   if (h['retry-after']) data.retry_after = Number(h['retry-after']);
   if (h['x-ratelimit-limit']) data.rate_limit = { limit: Number(h['x-ratelimit-limit']), remaining: Number(h['x-ratelimit-remaining']), reset: Number(h['x-ratelimit-reset']) };

@@ -109,7 +109,9 @@ describe('Anthropic provider', () => {
   it('400 carries the upstream message', async () => {
     fake.script({ failNext: { count: 1, status: 400, message: 'messages: roles must alternate' } });
     const err = await failure(provider().generate({ model: 'm', messages }));
-    expect(err.detail).toBe('the provider rejected the request (HTTP 400): messages: roles must alternate');
+    expect(err.detail).toBe('the provider refused the request (HTTP 400): messages: roles must alternate');
+    // Anthropic's errors have a type, no code: the type is passed on.
+    expect(err).toMatchObject({ kind: 'upstream_rejected', status: 400, upstream: { code: 'invalid_request_error' } });
     expect(fake.requests).toHaveLength(1);
   });
 

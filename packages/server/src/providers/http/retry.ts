@@ -57,10 +57,16 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
   }
 }
 
+/**
+ * The last failure, once Codeloom stops retrying. After retries of its own, the answer says
+ * `x-should-retry: false` (which the OpenAI and Anthropic SDKs honour), so a client's retries do not
+ * multiply Codeloom's: one SDK call costs at most 1 + CODELOOM_UPSTREAM_RETRIES upstream calls. A 429 keeps
+ * its Retry-After: waiting that long and trying again is what the provider asked for.
+ */
 function gaveUp(err: ProviderError, attempts: number, why?: string): ProviderError {
   if (attempts === 1 && !why) return err;
   const note = why ?? `gave up after ${attempts} attempts`;
-  return new ProviderError(err.kind, `${err.detail} (${note})`, err.retryable, err.upstreamStatus);
+  return err.restated(`${err.detail} (${note})`, err.retryable, err.kind === 'upstream_rate_limited' ? undefined : { 'x-should-retry': 'false' });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -16,7 +16,7 @@
  * on par). Both vendors' wire formats are small enough to own.
  */
 import type { FinishReason, GenerateOutput, StreamPart, ReportedUsage } from '../provider.js';
-import { CancelledError, ProviderError, UpstreamError, parseRetryAfter } from '../../errors.js';
+import { CancelledError, ProviderError, UpstreamError, parseRetryAfter, retryAfterHeader, wholeSeconds } from '../../errors.js';
 import { cancelledError, withRetry } from './retry.js';
 import { SseReader, type SseEvent } from './sse.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
@@ -105,7 +105,7 @@ export class UpstreamCall {
     if (err instanceof ProviderError) {
       // Once tokens reached the client nobody can retry this call transparently.
       if (delivered === 0 || !err.retryable) return err;
-      return new ProviderError(err.kind, `${err.detail} (after ${delivered} tokens)`, false, err.upstreamStatus);
+      return err.restated(`${err.detail} (after ${delivered} tokens)`, false);
     }
     if (err === ENDED_EARLY) return streamCut(delivered);
     if (err instanceof SyntaxError) {
@@ -158,23 +158,38 @@ export function sanitize(message: string, apiKey: string): string {
   return out.length > 200 ? `${out.slice(0, 197)}...` : out;
 }
 
-function upstreamMessage(body: string): string | undefined {
+/** What a vendor's error body says: its message, and its own code and param (OpenAI `error.code`/`error.type`/`error.param`; Anthropic `error.type`; vLLM's numeric code is no code). */
+function upstreamSays(body: string): { message?: string; code?: string; param?: string } {
   try {
-    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown; type?: unknown };
     const e = parsed.error;
-    if (typeof e === 'string') return e; // Ollama, some llama.cpp builds
-    if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
-    if (typeof parsed.message === 'string') return parsed.message;
+    if (typeof e === 'string') return { message: e }; // Ollama, some llama.cpp builds
+    const fields = e && typeof e === 'object' ? (e as Record<string, unknown>) : (parsed as Record<string, unknown>);
+    const text = (v: unknown) => (typeof v === 'string' && v && v.length <= 100 && /^[\w.:-]+$/.test(v) ? v : undefined);
+    return {
+      ...(typeof fields.message === 'string' ? { message: fields.message } : {}),
+      ...(text(fields.code) ?? text(fields.type) ? { code: text(fields.code) ?? text(fields.type) } : {}),
+      ...(text(fields.param) ? { param: text(fields.param) } : {}),
+    };
   } catch {
     // not JSON: never echo raw bodies, they may be proxy pages carrying anything
   }
-  return undefined;
+  return {};
 }
 
-/** The error for a non-2xx upstream answer; also used for in-band (mid-stream) vendor errors. */
+/** Seconds a 429 that outlasted Codeloom's retries asks the client to wait when the provider named no time. */
+const DEFAULT_UPSTREAM_RETRY_AFTER = 5;
+
+/**
+ * The error for a non-2xx upstream answer; also used for in-band (mid-stream) vendor errors. A 4xx that is
+ * the request's own fault (400, 404 of a missing resource aside, 413, 422) is `upstream_rejected`: a 400
+ * passing on the provider's code, never retried (CONTRACT §12.3). A 429 is retried; one that outlasts the
+ * retries is `upstream_rate_limited`, a 429 with Retry-After. Credentials refused (401/403) and a 404 are
+ * Codeloom's configuration, not the caller's: 502.
+ */
 export function errorForStatus(status: number, body: string, apiKey: string, retryAfter?: string | null): UpstreamError {
-  const message = upstreamMessage(body);
-  const said = message ? `: ${sanitize(message, apiKey)}` : '';
+  const says = upstreamSays(body);
+  const said = says.message ? `: ${sanitize(says.message, apiKey)}` : '';
   const hint = parseRetryAfter(retryAfter);
   if (status === 401 || status === 403) {
     return new UpstreamError('upstream_error', `the provider rejected Codeloom's credentials (HTTP ${status})`, false, status);
@@ -182,9 +197,15 @@ export function errorForStatus(status: number, body: string, apiKey: string, ret
   if (status === 503 || status === 529) {
     return new UpstreamError('service_unavailable', `the provider is overloaded or unavailable (HTTP ${status})${said}`, true, status, hint);
   }
-  if (status === 429) return new UpstreamError('upstream_error', `the provider is rate limiting Codeloom (HTTP 429)${said}`, true, status, hint);
+  if (status === 429) {
+    const seconds = hint === undefined ? DEFAULT_UPSTREAM_RETRY_AFTER : wholeSeconds(hint / 1000);
+    return new UpstreamError('upstream_rate_limited', `the provider is rate limiting Codeloom (HTTP 429)${said}`, true, status, hint, { code: says.code, headers: retryAfterHeader(seconds) });
+  }
   if (status >= 500 || status === 408 || status === 409) {
     return new UpstreamError('upstream_error', `the provider failed (HTTP ${status})${said}`, true, status, hint);
+  }
+  if (status === 400 || status === 413 || status === 422) {
+    return new UpstreamError('upstream_rejected', `the provider refused the request (HTTP ${status})${said}`, false, status, undefined, { code: says.code ?? `http_${status}`, param: says.param });
   }
   return new UpstreamError('upstream_error', `the provider rejected the request (HTTP ${status})${said}`, false, status);
 }
@@ -192,7 +213,7 @@ export function errorForStatus(status: number, body: string, apiKey: string, ret
 /** An error the vendor reported inside a 200 stream; `status` is the HTTP status its type corresponds to, if known. */
 export function inBandError(body: string, apiKey: string, status?: number): UpstreamError {
   if (status !== undefined) return errorForStatus(status, body, apiKey);
-  const message = upstreamMessage(body);
+  const { message } = upstreamSays(body);
   return new UpstreamError('upstream_error', `the provider reported an error mid-stream${message ? `: ${sanitize(message, apiKey)}` : ''}`, true);
 }
 

@@ -105,9 +105,36 @@ describe('OpenAI-compatible provider', () => {
   it('passes the upstream message of a 400 on, with secrets redacted', async () => {
     fake.script({ failNext: { count: 1, status: 400, message: `max_tokens is too large (key ${KEY})` } });
     const err = await failure(provider().generate({ model: 'm', messages }));
-    expect(err).toMatchObject({ kind: 'upstream_error', retryable: false, upstreamStatus: 400 });
-    expect(err.detail).toBe('the provider rejected the request (HTTP 400): max_tokens is too large (key [redacted])');
+    // The caller's request was refused: a 400 of its own, never retried, with the vendor's code (here only its type).
+    expect(err).toMatchObject({ kind: 'upstream_rejected', status: 400, retryable: false, upstreamStatus: 400, upstream: { code: 'invalid_request_error' } });
+    expect(err.detail).toBe('the provider refused the request (HTTP 400): max_tokens is too large (key [redacted])');
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("passes OpenAI's own code and param on (context_length_exceeded), streaming or not", async () => {
+    for (const call of [() => provider().generate({ model: 'm', messages }), () => collect(provider().stream({ model: 'm', messages }))]) {
+      fake.reset();
+      fake.script({ failNext: { count: 1, status: 400, message: "This model's maximum context length is 8192 tokens.", code: 'context_length_exceeded', param: 'messages' } });
+      const err = await failure(call());
+      expect(err).toMatchObject({ kind: 'upstream_rejected', status: 400, upstream: { code: 'context_length_exceeded', param: 'messages' } });
+      expect(err.extra.upstreamCode).toBe('context_length_exceeded');
+      expect(fake.requests).toHaveLength(1);
+    }
+  });
+
+  it('a 429 that outlasts the retries is upstream_rate_limited with Retry-After; a 500 after retries says x-should-retry: false', async () => {
+    fake.script({ failNext: { count: 3, status: 429, retryAfter: 0 } });
+    const limited = await failure(provider({ maxRetries: 2 }).generate({ model: 'm', messages }));
+    expect(limited).toMatchObject({ kind: 'upstream_rate_limited', status: 429 });
+    expect(limited.extra.headers).toMatchObject({ 'retry-after': '1' });
+    expect(limited.extra.headers?.['x-should-retry']).toBeUndefined();
+    expect(fake.requests).toHaveLength(3);
+    fake.reset();
+    fake.script({ failNext: { count: 3, status: 500 } });
+    const failed = await failure(provider({ maxRetries: 2, retryBaseDelayMs: 1 }).generate({ model: 'm', messages }));
+    expect(failed).toMatchObject({ kind: 'upstream_error', status: 502 });
+    expect(failed.extra.headers).toMatchObject({ 'x-should-retry': 'false' });
+    expect(fake.requests).toHaveLength(3);
   });
 
   it('times out a hung upstream with upstream_timeout and closes the socket', async () => {

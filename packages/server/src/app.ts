@@ -36,6 +36,7 @@ import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
+import { sendOpenAIFrameworkError } from './modules/openai-compat/openai-errors.js';
 import { OAuthService } from './modules/oauth/oauth-service.js';
 import { OAuthClientsService } from './modules/oauth/oauth-clients-service.js';
 import { BrowserSessions } from './modules/oauth/browser-session.js';
@@ -75,7 +76,9 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    frameworkErrors, clientErrorHandler, http: { requireHostHeader: false },
+    // Routing failures under /openai/v1 answer in OpenAI's error shape, like every other error there.
+    frameworkErrors: (error, request, reply) => (request.url.startsWith(`${OPENAI_PREFIX}/`) ? sendOpenAIFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
+    clientErrorHandler, http: { requireHostHeader: false },
   });
   app.setValidatorCompiler(validatorCompiler);
   // Callback-style hooks on the hot path: an async hook costs extra microtask turns on every request.

@@ -172,7 +172,7 @@ describe('errors, headers and operational endpoints', () => {
     expect(routes).toContainEqual(['DELETE', '/api/v1/api-keys/:id']);
     expect(routes.length).toBeGreaterThanOrEqual(8);
     const missing = routes
-      .map(([m, p]) => [m, p.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '/{*}').replace('//{*}', '/{*}')] as const)
+      .map(([m, p]) => [m, p.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '/{path}').replace('//{path}', '/{path}')] as const)
       .filter(([m, p]) => !doc.body.paths[p]?.[m.toLowerCase()])
       .map(([m, p]) => `${m} ${p}`);
     expect(missing).toEqual([]);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, ProblemSchema } from '@codeloom/protocol';
+import { fixOpenApi } from './openapi-fixes.js';
 
 const STATUS_WORDS = Object.fromEntries(Object.values(ERROR_CODES).map((e) => [e.status, e.title]));
 
@@ -51,6 +52,8 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string) {
       },
     },
     hideUntagged: false,
+    // Problem documents as application/problem+json, streaming routes' text/event-stream, `{path}` for a wildcard (openapi-fixes.ts).
+    transformObject: (documentObject) => fixOpenApi((documentObject as { openapiObject: Record<string, unknown> }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as Record<string, unknown>, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());

@@ -13,15 +13,17 @@ import { requestIdFrom } from './request-id.js';
  * documents with X-Request-Id like every other error (Fastify's
  * `frameworkErrors` option).
  */
+/** What a routing failure means: its detail and the part of the request at fault. */
+export function frameworkErrorDetail(error: FastifyError): { detail: string; errors?: Array<{ path: string; message: string }> } {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return { detail: 'A path parameter is too long.', errors: [{ path: 'params', message: 'is too long' }] };
+  if (error.code === 'FST_ERR_BAD_URL') return { detail: 'The URL is not validly percent-encoded UTF-8.', errors: [{ path: 'url', message: 'is not validly percent-encoded' }] };
+  return { detail: 'The request could not be routed.' };
+}
+
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id);
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return sendProblem(request, reply, 'validation_failed', 'A path parameter is too long.', [{ path: 'params', message: 'is too long' }]);
-  }
-  if (error.code === 'FST_ERR_BAD_URL') {
-    return sendProblem(request, reply, 'validation_failed', 'The URL is not validly percent-encoded UTF-8.', [{ path: 'url', message: 'is not validly percent-encoded' }]);
-  }
-  return sendProblem(request, reply, 'validation_failed', 'The request could not be routed.');
+  const { detail, errors } = frameworkErrorDetail(error);
+  return sendProblem(request, reply, 'validation_failed', detail, errors);
 }
 
 function clientErrorCode(err: NodeJS.ErrnoException): ErrorCode {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_CODES, type ErrorCode } from '@codeloom/protocol';
 import { AppError, ProviderError } from '../../errors.js';
 import { toValidationErrors } from '../../plugins/validation.js';
+import { frameworkErrorDetail } from '../../plugins/protocol-errors.js';
 
 /** OpenAI's error object: what the `openai` SDKs, editors and gateways parse. */
 export interface OpenAIError { message: string; type: string; param: string | null; code: string | null }
@@ -53,6 +54,13 @@ export function describeOpenAIError(request: FastifyRequest, error: unknown): De
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return { status: 400, error: { message: e.message, type: 'invalid_request_error', param: null, code: 'validation_failed' } };
   request.log.error({ err: error }, 'unhandled error');
   return { status: 500, error: { message: ERROR_CODES.internal_error.detail, type: 'api_error', param: null, code: 'internal_error' } };
+}
+
+/** A routing failure (bad percent-encoding, an over-long parameter) under /openai/v1, in OpenAI's error shape. */
+export function sendOpenAIFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  const { detail, errors } = frameworkErrorDetail(error);
+  return sendOpenAIError(request, reply, new AppError('validation_failed', detail, errors ? { errors } : {}));
 }
 
 export function sendOpenAIError(request: FastifyRequest, reply: FastifyReply, error: unknown) {

@@ -200,7 +200,8 @@ describe('errors in OpenAI\'s shape', () => {
       { messages: [{ role: 'user', content: '\ud800 lone surrogate' }] },
     ]) expect((await request(`${t.url}/openai/v1/chat/completions`, { token: key, body })).status, JSON.stringify(body)).toBe(200);
     const refused: Array<[string, unknown, string, string]> = [
-      ['chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role', 'messages[0].role must be one of: system, developer, user, assistant'],
+      ['chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id', 'messages[0].tool_call_id is required on a tool message'],
+      ['chat/completions', { messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role', 'messages[0].role must be one of: system, developer, user, assistant, tool'],
       ['chat/completions', { messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n', 'n must be 1 (one choice per request)'],
       ['chat/completions', { messages: [] }, 'messages', 'messages must NOT have fewer than 1 items'],
       ['completions', { prompt: ['a', 'b'] }, 'prompt', 'prompt must be a string (or an array of one string)'],

@@ -13,9 +13,14 @@
  *
  * The full list of script fields is in fake-vendor.ts.
  */
-import { startFakeVendor, type FakeOptions, type FakeVendor, type ReplyContext, type VendorFormat } from './fake-vendor.js';
+import { argumentPieces, startFakeVendor, type FakeOptions, type FakeVendor, type ReplyContext, type VendorFormat } from './fake-vendor.js';
 
-export type { FakeOptions, FakeScript, FakeUsage, FakeVendor, RecordedRequest } from './fake-vendor.js';
+export type { FakeOptions, FakeScript, FakeToolCall, FakeUsage, FakeVendor, RecordedRequest } from './fake-vendor.js';
+
+/** The stop reason: scripted, else `tool_use` for an answer with tool calls, else `end_turn`. */
+const stopOf = (ctx: ReplyContext) => ctx.finishReason ?? (ctx.toolCalls.length ? 'tool_use' : 'end_turn');
+/** A scripted call's id as Anthropic spells them (toolu_…), unless the script named one. */
+const toolId = (id: string) => id.replace(/^call_fake/, 'toolu_fake');
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -43,8 +48,11 @@ export const anthropicFormat: VendorFormat = {
       type: 'message',
       role: 'assistant',
       model: ctx.model,
-      content: [{ type: 'text', text }],
-      stop_reason: ctx.finishReason ?? 'end_turn',
+      content: [
+        ...(text || !ctx.toolCalls.length ? [{ type: 'text', text }] : []),
+        ...ctx.toolCalls.map((c) => ({ type: 'tool_use', id: toolId(c.id), name: c.name, input: JSON.parse(c.arguments) })),
+      ],
+      stop_reason: stopOf(ctx),
       stop_sequence: null,
       ...(ctx.omitUsage ? {} : { usage: { input_tokens: ctx.usage.promptTokens, output_tokens: ctx.usage.completionTokens } }),
     };
@@ -70,9 +78,18 @@ export const anthropicFormat: VendorFormat = {
     return frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
   },
   streamTail(ctx) {
+    // Tool calls: one tool_use block each after the text block (content_block_start with the id, name and an empty input,
+    // an empty input_json_delta, then the input's JSON in pieces, content_block_stop), as Anthropic streams them.
+    const tools = ctx.toolCalls.flatMap((c, i) => [
+      frame('content_block_start', { type: 'content_block_start', index: i + 1, content_block: { type: 'tool_use', id: toolId(c.id), name: c.name, input: {} } }),
+      frame('content_block_delta', { type: 'content_block_delta', index: i + 1, delta: { type: 'input_json_delta', partial_json: '' } }),
+      ...argumentPieces(c.arguments).map((piece) => frame('content_block_delta', { type: 'content_block_delta', index: i + 1, delta: { type: 'input_json_delta', partial_json: piece } })),
+      frame('content_block_stop', { type: 'content_block_stop', index: i + 1 }),
+    ]);
     return [
       frame('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      frame('message_delta', { type: 'message_delta', delta: { stop_reason: ctx.finishReason ?? 'end_turn', stop_sequence: null }, ...(ctx.omitUsage ? {} : { usage: { output_tokens: ctx.usage.completionTokens } }) }),
+      ...tools,
+      frame('message_delta', { type: 'message_delta', delta: { stop_reason: stopOf(ctx), stop_sequence: null }, ...(ctx.omitUsage ? {} : { usage: { output_tokens: ctx.usage.completionTokens } }) }),
       frame('message_stop', { type: 'message_stop' }),
     ];
   },

@@ -27,6 +27,10 @@
  *   errorAfterChunks stream K deltas, then the vendor's in-band error event
  *   chunkDelayMs     pause between stream deltas
  *   requireApiKey    answer 401 unless the request carries this key
+ *   toolCalls        [{ id?, name, arguments }]: the answer calls these tools (after any `reply`
+ *                    text; set reply '' for calls only), in the vendor's wire format — OpenAI
+ *                    `tool_calls` / streamed `delta.tool_calls`, Anthropic `tool_use` blocks /
+ *                    `input_json_delta`; the finish reason is then `tool_calls` / `tool_use`
  *
  * `fake.aborts` counts requests whose socket closed before the fake finished
  * answering (and not because the script destroyed it); `waitForAborts(n)`
@@ -67,7 +71,21 @@ export interface FakeScript {
   errorAfterChunks?: number;
   chunkDelayMs?: number;
   requireApiKey?: string;
+  toolCalls?: FakeToolCall[];
 }
+
+/** A tool call a fake answers with: `arguments` is JSON text (streamed in pieces of FAKE_ARGUMENT_PIECE characters). */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/** Characters per streamed piece of a tool call's arguments. */
+export const FAKE_ARGUMENT_PIECE = 7;
+
+/** A scripted call's arguments as the stream sends them. */
+export const argumentPieces = (args: string): string[] => args.match(new RegExp(`[\\s\\S]{1,${FAKE_ARGUMENT_PIECE}}`, 'g')) ?? [];
 
 export interface FakeVendor {
   /** Origin, e.g. http://127.0.0.1:43121 (providers add /v1 themselves). */
@@ -115,6 +133,10 @@ export interface ReplyContext {
   /** Send no usage anywhere (script `omitUsage`). */
   omitUsage: boolean;
   finishReason: string | undefined;
+  /** The scripted tool calls, each with an id (`call_fake…` unless scripted). */
+  toolCalls: Array<Required<FakeToolCall>>;
+  /** Whether the answer has text before its tool calls. */
+  hasText: boolean;
 }
 
 let replySeq = 0;
@@ -197,7 +219,10 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
       promptTokens: s.countTokens ? fakePromptTokens(body) : countWords(body?.messages ?? body?.prompt) + countWords(body?.system) + (body?.suffix ? countWords(body.suffix) : 0),
       completionTokens: chunks.length,
     };
-    const ctx: ReplyContext = { req: body, id: ++replySeq, model: body?.model ?? 'fake', usage, omitUsage: s.omitUsage === true, finishReason };
+    const id = ++replySeq;
+    const toolCalls = (s.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_fake${id}x${i}`, name: c.name, arguments: c.arguments }));
+    if (toolCalls.length && s.usage === undefined) usage.completionTokens += toolCalls.reduce((n, c) => n + 1 + argumentPieces(c.arguments).length, 0);
+    const ctx: ReplyContext = { req: body, id, model: body?.model ?? 'fake', usage, omitUsage: s.omitUsage === true, finishReason, toolCalls, hasText: chunks.length > 0 };
     if (body?.stream !== true) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(format.json(ctx, chunks.join(''))));
       return;

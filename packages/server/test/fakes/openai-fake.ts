@@ -15,9 +15,15 @@
  *
  * The full list of script fields is in fake-vendor.ts.
  */
-import { startFakeVendor, type FakeOptions, type FakeUsage, type FakeVendor, type ReplyContext, type VendorFormat } from './fake-vendor.js';
+import { argumentPieces, startFakeVendor, type FakeOptions, type FakeUsage, type FakeVendor, type ReplyContext, type VendorFormat } from './fake-vendor.js';
 
-export type { FakeOptions, FakeScript, FakeUsage, FakeVendor, RecordedRequest } from './fake-vendor.js';
+export type { FakeOptions, FakeScript, FakeToolCall, FakeUsage, FakeVendor, RecordedRequest } from './fake-vendor.js';
+
+/** The finish reason: scripted, else `tool_calls` for an answer with tool calls, else `stop`. */
+const finishOf = (ctx: ReplyContext) => ctx.finishReason ?? (ctx.toolCalls.length ? 'tool_calls' : 'stop');
+const wireCall = (c: ReplyContext['toolCalls'][number]) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } });
+/** A call's first streamed entry: index, id, type and name with empty arguments (as OpenAI sends it). */
+const callHead = (c: ReplyContext['toolCalls'][number], index: number) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } });
 
 const ERROR_TYPES: Record<number, [type: string, code: string | null]> = {
   400: ['invalid_request_error', null],
@@ -60,14 +66,27 @@ export const openAIFormat: VendorFormat = {
       object: 'chat.completion',
       created: created(),
       model: ctx.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }],
+      choices: [{
+        index: 0,
+        message: ctx.toolCalls.length ? { role: 'assistant', content: text || null, tool_calls: ctx.toolCalls.map(wireCall), refusal: null, annotations: [] } : { role: 'assistant', content: text, refusal: null },
+        logprobs: null, finish_reason: finishOf(ctx),
+      }],
       ...usageField(ctx),
     };
   },
-  streamHead: (ctx) => (isText(ctx) ? [] : [chunk(ctx, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])]),
+  // An answer that is only tool calls: OpenAI's first chunk has the role, content null and the first call's head.
+  streamHead: (ctx) => (isText(ctx) ? [] : [chunk(ctx, [{
+    index: 0, delta: ctx.toolCalls.length && !ctx.hasText ? { role: 'assistant', content: null, tool_calls: [callHead(ctx.toolCalls[0]!, 0)], refusal: null } : { role: 'assistant', content: '' }, logprobs: null, finish_reason: null,
+  }])]),
   streamDelta: (ctx, text) => chunk(ctx, [isText(ctx) ? { index: 0, text, logprobs: null, finish_reason: null } : { index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]),
   streamTail(ctx) {
-    const frames = [chunk(ctx, [isText(ctx) ? { index: 0, text: '', logprobs: null, finish_reason: ctx.finishReason ?? 'stop' } : { index: 0, delta: {}, logprobs: null, finish_reason: ctx.finishReason ?? 'stop' }])];
+    const frames: string[] = [];
+    // Tool calls: each call's head (the first one's went with the role chunk when there was no text), then its argument pieces with only the index.
+    ctx.toolCalls.forEach((c, index) => {
+      if (index > 0 || ctx.hasText) frames.push(chunk(ctx, [{ index: 0, delta: { tool_calls: [callHead(c, index)] }, logprobs: null, finish_reason: null }]));
+      for (const piece of argumentPieces(c.arguments)) frames.push(chunk(ctx, [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]));
+    });
+    frames.push(chunk(ctx, [isText(ctx) ? { index: 0, text: '', logprobs: null, finish_reason: finishOf(ctx) } : { index: 0, delta: {}, logprobs: null, finish_reason: finishOf(ctx) }]));
     // Like OpenAI: usage only when asked for, in a final chunk whose choices are empty (never, for a server that counts nothing).
     if (ctx.req?.stream_options?.include_usage && !ctx.omitUsage) frames.push(chunk(ctx, [], { usage: wireUsage(ctx.usage) }));
     frames.push('data: [DONE]\n\n');

@@ -9,7 +9,7 @@ import { MODEL_CALL_ERRORS } from '../../plugins/openapi.js';
 import { serverTiming } from '../generate/generation-service.js';
 import { registerOpenAIErrors } from './openai-errors.js';
 import { fromChatBody, fromCompletionBody, toFinishReason, type OpenAICallSpec } from './openai-request.js';
-import type { OpenAIService } from './openai-service.js';
+import type { OpenAICallResult, OpenAIService } from './openai-service.js';
 import { streamOpenAI } from './openai-sse.js';
 
 /** Base URL for OpenAI clients: http://HOST:PORT/openai/v1 (docs/openai.md). */
@@ -41,7 +41,7 @@ export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIServic
       const usage = { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens };
       const finish_reason = toFinishReason(r.finishReason);
       return kind === 'chat'
-        ? { id, object: 'chat.completion', created: r.created, model: r.model.id, choices: [{ index: 0, message: { role: 'assistant', content: r.text, refusal: null }, logprobs: null, finish_reason }], usage }
+        ? { id, object: 'chat.completion', created: r.created, model: r.model.id, choices: [{ index: 0, message: chatMessage(r), logprobs: null, finish_reason }], usage }
         : { id, object: 'text_completion', created: r.created, model: r.model.id, choices: [{ index: 0, text: r.text, logprobs: null, finish_reason }], usage };
     } catch (error) {
       if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
@@ -55,7 +55,7 @@ export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIServic
     config: { auth: 'write:code' },
     schema: {
       tags, security, summary: 'Chat completion (OpenAI wire format)',
-      description: 'OpenAI\'s chat completions: `messages` (system, developer, user, assistant; string or text-part content), `max_tokens` / `max_completion_tokens`, `temperature`, `top_p`, `stop`, `stream`, `stream_options.include_usage`, `user`. Streaming answers `chat.completion.chunk` SSE ending with `data: [DONE]`. Counted against the same request limits and token budget as /api/v1/generate and recorded in generation history. Errors use OpenAI\'s shape.',
+      description: 'OpenAI\'s chat completions: `messages` (system, developer, user, assistant with `tool_calls`, tool with `tool_call_id`; string or text-part content), `tools`, `tool_choice`, `parallel_tool_calls`, `response_format` (text, json_object, json_schema), `max_tokens` / `max_completion_tokens`, `temperature`, `top_p`, `stop` (up to 64), `stream`, `stream_options.include_usage`, `user`. A field the model cannot honour is a 400 naming it in `param`. Streaming answers `chat.completion.chunk` SSE ending with `data: [DONE]`. Counted against the same request limits and token budget as /api/v1/generate and recorded in generation history. Errors use OpenAI\'s shape.',
       body: ChatCompletionBodySchema,
       response: { 200: ChatCompletionSchema, ...errors(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
     },
@@ -98,6 +98,15 @@ export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIServic
 };
 
 const toOpenAIModel = (m: { id: string; provider: string }) => ({ id: m.id, object: 'model' as const, created: STARTED, owned_by: m.provider === 'sandbox' ? 'codeloom' : m.provider });
+
+/** The answer as OpenAI's assistant message: tool calls as `tool_calls` (content null when there is no text). */
+function chatMessage(r: OpenAICallResult) {
+  if (!r.toolCalls?.length) return { role: 'assistant', content: r.text, refusal: null };
+  return {
+    role: 'assistant', content: r.text === '' ? null : r.text, refusal: null,
+    tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+  };
+}
 
 /** Models have no creation time of their own; the server's start stands in, stable while it runs. */
 const STARTED = Math.floor(Date.now() / 1000);

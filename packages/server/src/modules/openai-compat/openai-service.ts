@@ -8,6 +8,7 @@ import type { ModelCallResult } from '../generate/model-call.js';
 import { parseFencedFiles } from '../generate/parse-fenced-files.js';
 import { pickMainFile } from '../generate/main-file.js';
 import type { OpenAICallSpec } from './openai-request.js';
+import type { ToolCallDelta } from '../../providers/provider.js';
 
 export interface OpenAICallResult extends ModelCallResult {
   id: string;
@@ -32,12 +33,13 @@ export class OpenAIService {
     return principal.environment === 'sandbox' ? this.models.find('sandbox')! : model;
   }
 
-  async call(principal: Principal, spec: OpenAICallSpec, kind: 'chat' | 'completion', io: { id: string; signal: AbortSignal; onText?: (text: string) => void | Promise<void>; onAttempt?: (model: RegisteredModel) => void }): Promise<OpenAICallResult> {
+  async call(principal: Principal, spec: OpenAICallSpec, kind: 'chat' | 'completion', io: { id: string; signal: AbortSignal; onText?: (text: string) => void | Promise<void>; onToolCall?: (delta: ToolCallDelta) => void | Promise<void>; onAttempt?: (model: RegisteredModel) => void }): Promise<OpenAICallResult> {
     const started = performance.now();
     const model = this.resolveModel(principal, spec.model);
     const result = await this.generation.callModel({
       subject: principal, model, messages: spec.messages, maxTokens: spec.maxTokens, temperature: spec.temperature,
-      topP: spec.topP, stop: spec.stop, suffix: spec.suffix, signal: io.signal, onText: io.onText, onAttempt: io.onAttempt,
+      topP: spec.topP, stop: spec.stop, suffix: spec.suffix, signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt,
+      ...spec.conversation,
     });
     const id = io.id;
     const createdAt = nowIso();
@@ -45,8 +47,12 @@ export class OpenAIService {
     await this.store.generations.insert({
       id, userId: principal.user.id, environment: principal.environment, projectId: null, model: result.model.id, language: 'text',
       prompt: [...spec.messages].reverse().find((m) => m.role === 'user')?.content ?? '',
-      request: { api: kind === 'chat' ? 'openai.chat.completions' : 'openai.completions', messages: spec.messages.length, max_tokens: spec.maxTokens ?? null, temperature: spec.temperature ?? null, ...(spec.suffix !== undefined ? { suffix: true } : {}) },
-      output: result.text, files, code: pickMainFile(files).content, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens,
+      request: {
+        api: kind === 'chat' ? 'openai.chat.completions' : 'openai.completions', messages: spec.messages.length, max_tokens: spec.maxTokens ?? null, temperature: spec.temperature ?? null,
+        ...(spec.suffix !== undefined ? { suffix: true } : {}), ...(spec.conversation.tools ? { tools: spec.conversation.tools.length } : {}), ...(spec.conversation.responseFormat ? { response_format: spec.conversation.responseFormat.type } : {}),
+      },
+      // An answer that is only tool calls is recorded as their JSON, so history shows what the model did.
+      output: result.toolCalls && !result.text ? JSON.stringify(result.toolCalls) : result.text, files, code: pickMainFile(files).content, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens,
       processingMs: Math.round(performance.now() - started), finishReason: result.finishReason, createdAt, costMicros: result.costMicros,
     });
     return { ...result, id, created: Math.floor(Date.parse(createdAt) / 1000), totalMs: performance.now() - started };

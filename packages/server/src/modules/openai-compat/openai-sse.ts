@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RegisteredModel } from '../../providers/model-registry.js';
+import type { ToolCallDelta } from '../../providers/provider.js';
 import { CancelledError } from '../../errors.js';
 import { describeOpenAIError } from './openai-errors.js';
 import { toFinishReason } from './openai-request.js';
@@ -19,7 +20,7 @@ export async function streamOpenAI(
   request: FastifyRequest,
   reply: FastifyReply,
   opts: { id: string; kind: Kind; includeUsage: boolean; requestedModel: string },
-  work: (io: { signal: AbortSignal; onText: (text: string) => Promise<void>; onAttempt: (model: RegisteredModel) => void }) => Promise<OpenAICallResult>,
+  work: (io: { signal: AbortSignal; onText: (text: string) => Promise<void>; onToolCall: (delta: ToolCallDelta) => Promise<void>; onAttempt: (model: RegisteredModel) => void }) => Promise<OpenAICallResult>,
 ): Promise<void> {
   const raw = reply.raw;
   const abort = new AbortController();
@@ -61,6 +62,14 @@ export async function streamOpenAI(
       signal: abort.signal,
       onAttempt: (m) => { firstAttemptAt ??= performance.now(); model = m.id; },
       onText: async (t) => { await start(); await write(chunk(text(t))); },
+      // As OpenAI sends them: a call's first chunk has its index, id, type and name with empty arguments; then argument fragments with only the index.
+      onToolCall: async (d) => {
+        await start();
+        if (d.id !== undefined || d.name !== undefined) {
+          await write(chunk({ delta: { tool_calls: [{ index: d.index, id: d.id ?? '', type: 'function', function: { name: d.name ?? '', arguments: '' } }] }, finish_reason: null }));
+        }
+        if (d.arguments) await write(chunk({ delta: { tool_calls: [{ index: d.index, function: { arguments: d.arguments } }] }, finish_reason: null }));
+      },
     });
     model = result.model.id;
     await start();

@@ -9,8 +9,9 @@ import { lookupTable } from '@codeloom/protocol';
  * top-level field, max_tokens is mandatory, 529 means overloaded, and errors
  * can also arrive in-band as an `error` SSE event.
  */
-import type { FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, ReportedUsage } from '../provider.js';
-import { ProviderError } from '../../errors.js';
+import type { ChatMessage, FinishReason, GenerateOutput, ModelCallOptions, ModelProvider, ReportedUsage, ToolCall, ToolCallDelta } from '../provider.js';
+import type { ResponseFormat } from '../conversation.js';
+import { AppError, ProviderError } from '../../errors.js';
 import { httpProvider } from '../http/http-provider.js';
 import { inBandError, type CallSpec, type HttpProviderOptions, type SseEvent, type StreamDecoder } from '../http/upstream-http.js';
 
@@ -38,8 +39,10 @@ export function mapAnthropicStop(reason: unknown): FinishReason {
       return 'length';
     case 'refusal':
       return 'content-filter';
+    case 'tool_use':
+      return 'tool-calls';
     default:
-      return 'other'; // tool_use, pause_turn
+      return 'other'; // pause_turn
   }
 }
 
@@ -80,20 +83,40 @@ function toUsage(u: WireUsage | undefined): ReportedUsage {
 
 interface Message {
   type?: string;
-  content?: Array<{ type: string; text?: string }>;
+  content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
   stop_reason?: string | null;
   usage?: WireUsage;
 }
 
-function parseMessage(json: unknown): GenerateOutput {
+/**
+ * A response format is honoured by a forced tool (docs/openai.md): the request offers one tool whose input
+ * schema is the requested schema and makes the model call it; the call's input is the answer's text.
+ */
+export function structuredTool(format: ResponseFormat | undefined): { name: string; description: string; input_schema: Record<string, unknown> } | undefined {
+  if (format?.type === 'json_schema') {
+    return { name: format.name, description: format.description ?? 'Give the answer as this tool\'s input: a JSON document valid against its schema.', input_schema: format.schema ?? { type: 'object' } };
+  }
+  if (format?.type === 'json_object') return { name: 'json_object', description: 'Give the answer as this tool\'s input: a JSON object.', input_schema: { type: 'object' } };
+  return undefined;
+}
+
+function parseMessage(json: unknown, o?: ModelCallOptions): GenerateOutput {
   const msg = json as Message;
   if (!msg || !Array.isArray(msg.content)) throw new ProviderError('upstream_error', 'the provider sent a response without content', false);
-  const text = msg.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
-  return {
-    text,
-    usage: toUsage(msg.usage),
-    finishReason: mapAnthropicStop(msg.stop_reason),
-  };
+  const structured = structuredTool(o?.responseFormat) !== undefined;
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const b of msg.content) {
+    if (b.type === 'text') text += b.text ?? '';
+    else if (b.type === 'tool_use') {
+      if (structured) text += JSON.stringify(b.input ?? {});
+      else toolCalls.push({ id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) });
+    }
+  }
+  const stop = mapAnthropicStop(msg.stop_reason);
+  const out: GenerateOutput = { text, usage: toUsage(msg.usage), finishReason: structured && stop === 'tool-calls' ? 'stop' : stop };
+  if (toolCalls.length > 0) out.toolCalls = toolCalls;
+  return out;
 }
 
 /** message_start carries input usage; message_delta the cumulative output tokens and stop reason; message_stop ends it. */
@@ -101,14 +124,33 @@ class AnthropicDecoder implements StreamDecoder {
   ended = false;
   private usage: ReportedUsage = {};
   private stop: string | null | undefined;
+  /** Content block index → the tool call's index among the answer's calls (tool_use blocks only). */
+  private toolIndex: Map<number, number> | undefined;
 
-  constructor(private readonly apiKey: string) {}
+  /** `structured`: the answer is a forced tool's input (a response format), streamed as text. */
+  constructor(private readonly apiKey: string, private readonly structured = false) {}
 
-  onEvent(event: SseEvent): string | undefined {
+  onEvent(event: SseEvent): string | ToolCallDelta | undefined {
     switch (event.event) {
       case 'content_block_delta': {
-        const delta = (JSON.parse(event.data) as { delta?: { type?: string; text?: string } }).delta;
-        return delta?.type === 'text_delta' ? delta.text : undefined;
+        const body = JSON.parse(event.data) as { index?: number; delta?: { type?: string; text?: string; partial_json?: string } };
+        const delta = body.delta;
+        if (delta?.type === 'text_delta') return delta.text;
+        if (delta?.type === 'input_json_delta') {
+          if (this.structured) return delta.partial_json;
+          const index = this.toolIndex?.get(body.index ?? -1);
+          return index === undefined ? undefined : { type: 'tool-call', index, arguments: delta.partial_json ?? '' };
+        }
+        return undefined;
+      }
+      case 'content_block_start': {
+        const body = JSON.parse(event.data) as { index?: number; content_block?: { type?: string; id?: string; name?: string } };
+        const block = body.content_block;
+        if (block?.type !== 'tool_use' || this.structured) return undefined;
+        this.toolIndex ??= new Map();
+        const index = this.toolIndex.size;
+        this.toolIndex.set(body.index ?? index, index);
+        return { type: 'tool-call', index, id: block.id ?? '', name: block.name ?? '', arguments: '' };
       }
       case 'message_start': {
         const usage = (JSON.parse(event.data) as { message?: { usage?: WireUsage } }).message?.usage;
@@ -136,8 +178,67 @@ class AnthropicDecoder implements StreamDecoder {
   }
 
   outcome(): { usage: ReportedUsage; finishReason: FinishReason } | undefined {
-    return this.ended ? { usage: { ...this.usage }, finishReason: mapAnthropicStop(this.stop) } : undefined;
+    if (!this.ended) return undefined;
+    const stop = mapAnthropicStop(this.stop);
+    return { usage: { ...this.usage }, finishReason: this.structured && stop === 'tool-calls' ? 'stop' : stop };
   }
+}
+
+/** A 400 naming the request's parameter (the caller's field, in OpenAI's naming), for what Anthropic cannot take. */
+function refuse(param: string, message: string): AppError {
+  return new AppError('validation_failed', `Invalid request: ${param} ${message}.`, { errors: [{ path: `/${param.replace(/\[(\d+)\]/g, '/$1').replace(/\./g, '/')}`, message }] });
+}
+
+/**
+ * Our messages as Anthropic's: system messages go to `system` (see spec); an assistant's tool calls are
+ * `tool_use` blocks after its text; tool results are `tool_result` blocks of one user message (consecutive
+ * results together, as Anthropic wants the results of parallel calls).
+ */
+export function toAnthropicMessages(messages: readonly ChatMessage[]): Array<{ role: 'user' | 'assistant'; content: unknown }> {
+  const out: Array<{ role: 'user' | 'assistant'; content: unknown }> = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'system') return;
+    if (m.role === 'tool') {
+      const block = { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content };
+      const last = out.at(-1);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b: { type?: string }) => b.type === 'tool_result')) last.content.push(block);
+      else out.push({ role: 'user', content: [block] });
+      return;
+    }
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      const blocks: unknown[] = m.content ? [{ type: 'text', text: m.content }] : [];
+      m.toolCalls.forEach((c, j) => {
+        let input: unknown;
+        try { input = c.arguments.trim() === '' ? {} : JSON.parse(c.arguments); } catch { input = undefined; }
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) throw refuse(`messages[${i}].tool_calls[${j}].function.arguments`, 'must be a JSON object for an Anthropic model');
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input });
+      });
+      out.push({ role: 'assistant', content: blocks });
+      return;
+    }
+    out.push({ role: m.role, content: m.content });
+  });
+  return out;
+}
+
+/** tools (`input_schema`), tool_choice (`auto` / `any` / `tool` / `none`, `disable_parallel_tool_use`), and a response format as a forced tool. */
+function addTools(body: Record<string, unknown>, o: ModelCallOptions): void {
+  const structured = structuredTool(o.responseFormat);
+  if (structured) {
+    if (o.tools?.length) throw refuse('response_format', 'cannot be combined with tools for an Anthropic model (it is carried out as a forced tool call)');
+    if (structured.input_schema.type !== undefined && structured.input_schema.type !== 'object') throw refuse('response_format.json_schema.schema', 'must describe an object (type "object") for an Anthropic model');
+    body.tools = [structured];
+    body.tool_choice = { type: 'tool', name: structured.name };
+    return;
+  }
+  if (!o.tools) return;
+  body.tools = o.tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), input_schema: t.parameters ?? { type: 'object', properties: {} } }));
+  const choice = o.toolChoice;
+  const single = o.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'none') body.tool_choice = { type: 'none' };
+  else if (choice === 'required') body.tool_choice = { type: 'any', ...single };
+  else if (typeof choice === 'object') body.tool_choice = { type: 'tool', name: choice.name, ...single };
+  else if (choice === 'auto' || o.parallelToolCalls === false) body.tool_choice = { type: 'auto', ...single };
 }
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
@@ -150,11 +251,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
 
   const spec = (o: ModelCallOptions, stream: boolean): CallSpec => {
     const system = o.messages.filter((m) => m.role === 'system').map((m) => m.content);
+    const conversation = o.tools !== undefined || o.responseFormat !== undefined || o.messages.some((m) => m.role === 'tool' || m.toolCalls !== undefined);
     const body: Record<string, unknown> = {
       model: o.model,
       max_tokens: o.maxTokens ?? options.defaultMaxTokens ?? 4096,
-      messages: o.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content })),
+      messages: conversation ? toAnthropicMessages(o.messages) : o.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content })),
     };
+    if (conversation) addTools(body, o);
     if (system.length > 0) body.system = system.join('\n\n');
     if (o.temperature !== undefined) body.temperature = o.temperature;
     if (o.topP !== undefined) body.top_p = o.topP;
@@ -163,5 +266,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     return { url, headers, body };
   };
 
-  return httpProvider(options, { name: 'anthropic', spec, decoder: () => new AnthropicDecoder(options.apiKey), parse: parseMessage });
+  return httpProvider(options, {
+    name: 'anthropic',
+    conversation: { tools: true, responseFormats: ['json_object', 'json_schema'] },
+    spec,
+    decoder: (o) => new AnthropicDecoder(options.apiKey, structuredTool(o.responseFormat) !== undefined),
+    parse: parseMessage,
+  });
 }

@@ -15,7 +15,7 @@
  * over this code, more than the gateway's whole 0.3 ms budget (doGenerate was
  * on par). Both vendors' wire formats are small enough to own.
  */
-import type { FinishReason, GenerateOutput, StreamPart, ReportedUsage } from '../provider.js';
+import type { FinishReason, GenerateOutput, StreamPart, ReportedUsage, ToolCallDelta } from '../provider.js';
 import { CancelledError, ProviderError, UpstreamError, parseRetryAfter, retryAfterHeader, wholeSeconds } from '../../errors.js';
 import { cancelledError, withRetry } from './retry.js';
 import { SseReader, type SseEvent } from './sse.js';
@@ -219,8 +219,8 @@ export function inBandError(body: string, apiKey: string, status?: number): Upst
 
 /** Vendor-specific part of a stream: turns SSE events into text and a final outcome. */
 export interface StreamDecoder {
-  /** Returns text to emit (may be empty/undefined). Throws for in-band vendor errors. */
-  onEvent(event: SseEvent): string | undefined;
+  /** Returns text to emit (may be empty/undefined), or text and tool-call parts (never `finish`). Throws for in-band vendor errors. */
+  onEvent(event: SseEvent): string | ToolCallDelta | StreamPart[] | undefined;
   /** Set once the vendor's end marker arrived. */
   readonly ended: boolean;
   /** The outcome once the stream legitimately finished; undefined means it was cut. */
@@ -287,15 +287,20 @@ export async function* runStream(
         // Some OpenAI-compatible servers ignore `stream: true`; accept their JSON answer.
         call.wait();
         const out = parseJson(JSON.parse(await res.text()));
-        const parts: StreamPart[] = [{ type: 'finish', usage: out.usage, finishReason: out.finishReason }];
-        if (out.text) parts.unshift({ type: 'text', text: out.text });
+        const parts: StreamPart[] = [];
+        if (out.text) parts.push({ type: 'text', text: out.text });
+        if (out.toolCalls) out.toolCalls.forEach((c, index) => parts.push({ type: 'tool-call', index, id: c.id, name: c.name, arguments: c.arguments }));
+        parts.push({ type: 'finish', usage: out.usage, finishReason: out.finishReason });
         source = async () => parts.shift()!;
         return source();
       }
       call.streaming = true;
       const sse = new SseReader(res.body.getReader(), call);
       const dec = decoder();
+      // Tool-call pieces a single event carried several of (a server that sends whole calls in one chunk).
+      const queued: StreamPart[] = [];
       source = async () => {
+        if (queued.length > 0) return queued.shift()!;
         for (;;) {
           const event = await sse.next();
           if (event === null || dec.ended) {
@@ -303,8 +308,17 @@ export async function* runStream(
             if (!outcome) throw ENDED_EARLY;
             return { type: 'finish', ...outcome };
           }
-          const text = dec.onEvent(event);
-          if (text) return { type: 'text', text };
+          const out = dec.onEvent(event);
+          if (typeof out === 'string') {
+            if (out) return { type: 'text', text: out };
+          } else if (Array.isArray(out)) {
+            if (out.length > 0) {
+              queued.push(...out.slice(1));
+              return out[0]!;
+            }
+          } else if (out) {
+            return out;
+          }
           if (dec.ended) return { type: 'finish', ...dec.outcome()! };
         }
       };

@@ -33,7 +33,7 @@ export interface ProviderSetup {
   start(): Promise<ProviderSubject>;
 }
 
-export const FINISH_REASONS: FinishReason[] = ['stop', 'length', 'content-filter', 'error', 'other'];
+export const FINISH_REASONS: FinishReason[] = ['stop', 'length', 'tool-calls', 'content-filter', 'error', 'other'];
 
 /** HTTP status of each failure code, as docs/errors.md and docs/models.md give them. */
 const STATUS_OF: Record<string, number> = { upstream_error: 502, service_unavailable: 503, upstream_timeout: 504, cancelled: 499 };

@@ -1,6 +1,6 @@
 /**
  * Tool calling and structured output on /openai/v1/chat/completions (CONTRACT §12.3, issue 24 item 1),
- * driven by the official `openai` client: a whole agent loop against the sandbox model (its tool runner
+ * driven by the official `openai` client and the AI SDK: a whole agent loop against the sandbox model (its tool runner
  * included), JSON and streamed; passthrough to an OpenAI-compatible upstream (the OpenAI fake) and
  * translation for an Anthropic upstream (the Anthropic fake: tools with input_schema, tool_use and
  * tool_result blocks); json_schema answers checked with ajv; `stop` with up to 64 strings; and a 400 naming
@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import OpenAI from 'openai';
+import { generateText, jsonSchema, Output, stepCountIs, streamText, tool as aiTool } from 'ai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import { startAnthropicFake } from './fakes/anthropic-fake.js';
@@ -322,5 +324,36 @@ describe('validation', () => {
     const turns: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [ask, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'r' }];
     await expect(c.chat.completions.create({ model: 'local', messages: turns })).rejects.toMatchObject({ status: 400, param: 'messages[1]' });
     await expect(c.chat.completions.create({ model: 'local', messages: [ask], tools, stream: true })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+  });
+});
+
+describe('the AI SDK (ai + @ai-sdk/openai-compatible)', () => {
+  const model = () => createOpenAICompatible({ name: 'codeloom', baseURL: `${t.url}/openai/v1`, apiKey: key, supportsStructuredOutputs: true, includeUsage: true }).chatModel('sandbox');
+  const weather = () => aiTool({
+    description: 'The forecast for a city',
+    inputSchema: jsonSchema<{ city: string; unit: string; days: number }>(WEATHER as any),
+    execute: async (input) => { seen.push(input); return { forecast: 'sunny', city: input.city }; },
+  });
+  let seen: unknown[] = [];
+
+  it('generateText and streamText run the tool loop: tool call → execute → tool result → text', async () => {
+    for (const run of ['generate', 'stream'] as const) {
+      seen = [];
+      const options = { model: model(), prompt: 'What is the weather in Paris this week?', tools: { get_weather: weather() }, stopWhen: stepCountIs(3), maxRetries: 0 };
+      const { text, steps } = run === 'generate' ? await generateText(options) : await (async () => {
+        const r = streamText(options);
+        return { text: await r.text, steps: await r.steps };
+      })();
+      expect(seen, run).toHaveLength(1);
+      expect(ajv.validate(WEATHER, seen[0])).toBe(true);
+      expect(steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
+      expect(text).toContain('The get_weather tool returned: {"forecast":"sunny","city":"city"}');
+    }
+  });
+
+  it('structured output: Output.object with a JSON schema gets a valid object', async () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', minLength: 2 }, tags: { type: 'array', minItems: 1, items: { type: 'string' } }, stars: { type: 'integer', minimum: 1, maximum: 5 } }, required: ['name', 'tags', 'stars'], additionalProperties: false };
+    const { output } = await generateText({ model: model(), prompt: 'Describe a library', output: Output.object({ schema: jsonSchema(schema as any) }), maxRetries: 0 });
+    expect(ajv.validate(schema, output), JSON.stringify(ajv.errors)).toBe(true);
   });
 });

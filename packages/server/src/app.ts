@@ -37,6 +37,8 @@ import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
 import { sendOpenAIFrameworkError } from './modules/openai-compat/openai-errors.js';
+import { EmbeddingsService } from './modules/openai-compat/openai-embeddings.js';
+import { StoreUsageMeter } from './modules/usage/usage-meter.js';
 import { OAuthService } from './modules/oauth/oauth-service.js';
 import { OAuthClientsService } from './modules/oauth/oauth-clients-service.js';
 import { BrowserSessions } from './modules/oauth/browser-session.js';
@@ -164,5 +166,6 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     await api.register(webhooksRoutes({ webhooks: ctx.webhooks }));
     await api.register(budgetsRoutes({ budgets: ctx.budgets }));
   }, { prefix: API_PREFIX });
-  await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models }), { prefix: OPENAI_PREFIX });
+  const embeddings = new EmbeddingsService(models, ctx.rateLimiter.spend, new StoreUsageMeter(store.usage, (error) => app.log.warn({ err: error }, 'usage not recorded')));
+  await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models, embeddings }), { prefix: OPENAI_PREFIX });
 }

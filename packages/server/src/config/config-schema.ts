@@ -60,6 +60,7 @@ export const SETTINGS = [
   { env: 'OPENAI_BASE_URL', key: 'openaiBaseUrl', kind: 'url', doc: 'Base URL of an OpenAI-compatible server, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama).' },
   { env: 'OPENAI_API_KEY', key: 'openaiApiKey', kind: 'string', secret: true, doc: 'API key sent to the OpenAI-compatible server.' },
   { env: 'CODELOOM_OPENAI_MODELS', key: 'openaiModels', kind: 'list', doc: 'Comma list of model ids exposed through the OpenAI-compatible provider; required with OPENAI_BASE_URL (the server refuses to start without it).' },
+  { env: 'CODELOOM_OPENAI_EMBEDDING_MODELS', key: 'openaiEmbeddingModels', kind: 'list', doc: 'Comma list of CODELOOM_OPENAI_MODELS that are embedding models (e.g. text-embedding-3-small, nomic-embed-text on Ollama): POST /openai/v1/embeddings passes their inputs to the server\'s /v1/embeddings. Any other model, except the sandbox (deterministic offline vectors), answers 400.' },
   { env: 'CODELOOM_OPENAI_FIM_MODELS', key: 'openaiFimModels', kind: 'list', doc: 'Comma list of CODELOOM_OPENAI_MODELS whose server takes fill-in-the-middle (`prompt` + `suffix`) on its legacy /v1/completions endpoint (Ollama, llama.cpp server, DeepSeek): /openai/v1/completions with a suffix is passed to them; any other model answers 400.' },
   { env: 'ANTHROPIC_BASE_URL', key: 'anthropicBaseUrl', kind: 'url', default: 'https://api.anthropic.com/v1', doc: 'Base URL of the Anthropic API.' },
   { env: 'ANTHROPIC_API_KEY', key: 'anthropicApiKey', kind: 'string', secret: true, doc: 'Anthropic API key.' },

@@ -67,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // Without a model list the provider serves nothing and the server would run on the sandbox model alone, silently.
   if (out.openaiBaseUrl && !(out.openaiModels as string[] | undefined)?.length) problems.push('CODELOOM_OPENAI_MODELS: OPENAI_BASE_URL is set, so list the model ids to serve from it (e.g. CODELOOM_OPENAI_MODELS=gpt-4o-mini), or unset OPENAI_BASE_URL');
   for (const id of (out.openaiFimModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_FIM_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
+  for (const id of (out.openaiEmbeddingModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_EMBEDDING_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
   problems.push(...parseModelPrices(out.modelPrices as string | undefined).problems);
   problems.push(...corsOriginProblems(out.corsOrigins as string[] | undefined));

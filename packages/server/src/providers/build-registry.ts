@@ -6,6 +6,8 @@ import { parseFallbacks } from './model-fallbacks.js';
 import { parseModelPrices } from '../config/model-prices.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import { createSandboxProvider } from './sandbox/sandbox-provider.js';
+import { createSandboxEmbeddings } from './sandbox/sandbox-embeddings.js';
+import { createOpenAIEmbeddings } from './openai/openai-embeddings.js';
 
 /** The sandbox model's longest answer is about 6,000 tokens (a C server with tests): its cap never cuts one. */
 const SANDBOX_MAX_OUTPUT_TOKENS = 8192;
@@ -13,13 +15,20 @@ const SANDBOX_MAX_OUTPUT_TOKENS = 8192;
 /** Every model the configuration names (CONTRACT §7): sandbox always, the others when configured. */
 export async function buildModelRegistry(config: Config): Promise<ModelRegistry> {
   const registry = new ModelRegistry();
-  registry.register({ id: 'sandbox', upstreamId: 'sandbox', provider: createSandboxProvider(), description: 'Deterministic offline template model (not AI): runnable code skeletons shaped by prompt, language and context.', maxOutputTokens: SANDBOX_MAX_OUTPUT_TOKENS });
+  registry.register({ id: 'sandbox', upstreamId: 'sandbox', provider: createSandboxProvider(), description: 'Deterministic offline template model (not AI): runnable code skeletons shaped by prompt, language and context.', maxOutputTokens: SANDBOX_MAX_OUTPUT_TOKENS, embeddings: createSandboxEmbeddings() });
   const maxOutputTokens = config.maxOutputTokens;
   const timeoutMs = config.upstreamTimeout * 1000;
   const maxRetries = config.upstreamRetries;
   if (config.openaiBaseUrl && config.openaiModels?.length) {
-    const provider = createOpenAIProvider({ baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey ?? '', timeoutMs, maxRetries });
-    for (const id of config.openaiModels) registry.register({ id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens, fillInMiddle: config.openaiFimModels?.includes(id) ?? false });
+    const http = { baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey ?? '', timeoutMs, maxRetries };
+    const provider = createOpenAIProvider(http);
+    const embeddings = config.openaiEmbeddingModels?.length ? createOpenAIEmbeddings(http) : undefined;
+    for (const id of config.openaiModels) {
+      registry.register({
+        id, upstreamId: id, provider, description: `OpenAI-compatible model at ${new URL(config.openaiBaseUrl).host}`, maxOutputTokens, fillInMiddle: config.openaiFimModels?.includes(id) ?? false,
+        ...(embeddings && config.openaiEmbeddingModels!.includes(id) ? { embeddings } : {}),
+      });
+    }
   }
   if (config.anthropicApiKey && config.anthropicModels?.length) {
     const provider = createAnthropicProvider({ baseUrl: config.anthropicBaseUrl, apiKey: config.anthropicApiKey, timeoutMs, maxRetries });

@@ -1,5 +1,6 @@
 import type { ModelInfo } from '@codeloom/protocol';
 import type { ModelProvider } from './provider.js';
+import type { EmbeddingProvider } from './embeddings.js';
 import { FREE, type ModelPrice } from '../config/model-prices.js';
 
 export interface RegisteredModel {
@@ -17,6 +18,8 @@ export interface RegisteredModel {
   fallbacks?: RegisteredModel[];
   /** USD per million tokens (CODELOOM_MODEL_PRICES); absent: the model costs 0. */
   price?: ModelPrice;
+  /** Offers embeddings (POST /openai/v1/embeddings): the sandbox model, and CODELOOM_OPENAI_EMBEDDING_MODELS. */
+  embeddings?: EmbeddingProvider;
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;

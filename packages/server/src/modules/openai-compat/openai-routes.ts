@@ -2,6 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema, OpenAIModelSchema } from '@codeloom/protocol';
 import { Type } from '@sinclair/typebox';
+import { EmbeddingsBodySchema, EmbeddingsResponseSchema } from '@codeloom/protocol';
+import type { EmbeddingsService } from './openai-embeddings.js';
 import type { ModelRegistry } from '../../providers/model-registry.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
@@ -19,7 +21,7 @@ const tags = ['OpenAI-compatible'];
 const security = [{ bearer: [] }];
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, { ...OpenAIErrorSchema, description: `{"error": {...}} (${s})${MODEL_CALL_ERRORS[s] ? `; error.code: ${MODEL_CALL_ERRORS[s]}` : ''}` }]));
 
-export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIService; models: ModelRegistry }): FastifyPluginAsync => async (fastify) => {
+export const openAIRoutes = ({ openai: service, models, embeddings }: { openai: OpenAIService; models: ModelRegistry; embeddings: EmbeddingsService }): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   registerOpenAIErrors(fastify);
 
@@ -70,6 +72,27 @@ export const openAIRoutes = ({ openai: service, models }: { openai: OpenAIServic
       response: { 200: CompletionSchema, ...errors(400, 401, 403, 404, 413, 415, 429, 502, 503, 504) },
     },
   }, async (request, reply) => serve(request, reply, fromCompletionBody(request.body), 'completion'));
+
+  app.post('/embeddings', {
+    config: { auth: 'write:code' },
+    schema: {
+      tags, security, summary: 'Embeddings (OpenAI format) from a model that offers them',
+      description: 'The sandbox model gives deterministic offline vectors (feature hashing, 256 dimensions unless `dimensions` says otherwise); upstream models named in CODELOOM_OPENAI_EMBEDDING_MODELS get the inputs unchanged. Inputs are reserved in the token windows and budgets like a model call (their UTF-8 bytes, or a token-id input\'s length), settled to what the provider reports, and recorded in usage.',
+      body: EmbeddingsBodySchema, response: { 200: EmbeddingsResponseSchema, ...errors(400, 401, 403, 404, 429, 502, 503, 504) },
+    },
+  }, async (request, reply) => {
+    const abort = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    reply.raw.on('close', onClose);
+    try {
+      return await embeddings.embed(request.principal!, request.body, abort.signal);
+    } catch (error) {
+      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
+      throw error;
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  });
 
   app.get('/models', {
     config: { auth: 'read:code' },

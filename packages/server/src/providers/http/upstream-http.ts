@@ -233,7 +233,7 @@ export interface CallSpec {
   body: unknown;
 }
 
-interface Runner {
+export interface Runner {
   options: HttpProviderOptions;
   signal: AbortSignal | undefined;
   spec: CallSpec;
@@ -252,7 +252,7 @@ async function send(r: Runner, call: UpstreamCall): Promise<Response> {
 }
 
 /** Non-streaming call with retries; `parse` turns the vendor JSON into our output (throw on nonsense). */
-export function runGenerate(r: Runner, parse: (json: unknown) => GenerateOutput): Promise<GenerateOutput> {
+export function runGenerate<T = GenerateOutput>(r: Runner, parse: (json: unknown) => T): Promise<T> {
   return withRetry(async () => {
     const call = new UpstreamCall(r.options.timeoutMs, r.signal);
     try {

@@ -22,6 +22,12 @@ export interface ModelCallOptions extends ConversationOptions {
   stop?: string[];
   /** Fill-in-the-middle: the text after the insertion point (the prompt is the last user message); only for providers with `fillInMiddle`. */
   suffix?: string;
+  /**
+   * A raw completion (POST /openai/v1/completions): the last user message is a prompt to continue as it is
+   * (an editor's own fill-in-the-middle template, say). An OpenAI-compatible provider sends it unchanged to
+   * its server's /v1/completions; the others read it as a user message.
+   */
+  rawPrompt?: boolean;
   /** Hints the sandbox model uses to shape its output; real models see them in the prompt. */
   hints?: {
     language?: string;

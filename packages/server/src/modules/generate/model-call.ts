@@ -24,6 +24,8 @@ export interface ModelCall extends ConversationOptions {
   stop?: string[] | undefined;
   /** Fill-in-the-middle (the prompt is the last user message); only models whose provider has `fillInMiddle`, else 400. */
   suffix?: string | undefined;
+  /** A raw completion: the last user message is a prompt to continue unchanged (ModelCallOptions.rawPrompt). */
+  rawPrompt?: boolean | undefined;
   hints?: ModelCallOptions['hints'];
   signal?: AbortSignal | undefined;
   /** Each piece of text as it arrives; a returned promise holds back the next piece (backpressure). */
@@ -114,6 +116,7 @@ function providerOptions(call: ModelCall, served: RegisteredModel = call.model):
   if (call.topP !== undefined) options.topP = call.topP;
   if (call.stop?.length) options.stop = call.stop;
   if (call.suffix !== undefined) options.suffix = call.suffix;
+  if (call.rawPrompt) options.rawPrompt = true;
   if (call.tools !== undefined) options.tools = call.tools;
   if (call.toolChoice !== undefined) options.toolChoice = call.toolChoice;
   if (call.parallelToolCalls !== undefined) options.parallelToolCalls = call.parallelToolCalls;

@@ -12,6 +12,8 @@ export interface OpenAICallSpec {
   topP: number | undefined;
   stop: string[] | undefined;
   suffix: string | undefined;
+  /** POST /completions: the prompt is continued as it is (raw) where the back-end takes raw prompts. */
+  rawPrompt?: boolean;
   stream: boolean;
   includeUsage: boolean;
   /** Tools, tool choice, parallel_tool_calls and response format: only the fields the request set (none for plain chat). */
@@ -111,10 +113,13 @@ export function fromChatBody(body: ChatCompletionBody): OpenAICallSpec {
   };
 }
 
-/** Completions: the prompt is one user message; a suffix makes it fill-in-the-middle. */
+/**
+ * Completions: the prompt is one user message, marked raw so that an OpenAI-compatible back-end gets it unchanged
+ * on its /v1/completions (with a suffix, fill-in-the-middle; without, as an editor's own template wrote it).
+ */
 export function fromCompletionBody(body: CompletionBody): OpenAICallSpec {
   const prompt = typeof body.prompt === 'string' ? body.prompt : body.prompt[0]!;
-  return { ...common(body), messages: [{ role: 'user', content: prompt }], maxTokens: orUndefined(body.max_tokens), suffix: orUndefined(body.suffix), conversation: NO_CONVERSATION };
+  return { ...common(body), messages: [{ role: 'user', content: prompt }], maxTokens: orUndefined(body.max_tokens), suffix: orUndefined(body.suffix), rawPrompt: true, conversation: NO_CONVERSATION };
 }
 
 const NO_CONVERSATION: ConversationOptions = Object.freeze({});

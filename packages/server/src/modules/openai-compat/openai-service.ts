@@ -38,7 +38,7 @@ export class OpenAIService {
     const model = this.resolveModel(principal, spec.model);
     const result = await this.generation.callModel({
       subject: principal, model, messages: spec.messages, maxTokens: spec.maxTokens, temperature: spec.temperature,
-      topP: spec.topP, stop: spec.stop, suffix: spec.suffix, signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt,
+      topP: spec.topP, stop: spec.stop, suffix: spec.suffix, rawPrompt: spec.rawPrompt, signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt,
       ...spec.conversation,
     });
     const id = io.id;

@@ -178,10 +178,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
 
   const completionsUrl = openAICompletionsEndpoint(options.baseUrl);
   const spec = (o: ModelCallOptions, stream: boolean): CallSpec => {
-    // Fill-in-the-middle goes to the legacy completions endpoint (Ollama, llama.cpp server, DeepSeek, …), the prompt being the last user message.
-    const fim = o.suffix !== undefined;
+    // Fill-in-the-middle and raw completions go to the legacy completions endpoint (Ollama, llama.cpp server, vLLM,
+    // DeepSeek, …), the prompt being the last user message, unchanged: an editor's own FIM template stays as it wrote it.
+    const fim = o.suffix !== undefined || o.rawPrompt === true;
     const body: Record<string, unknown> = fim
-      ? { model: o.model, prompt: [...o.messages].reverse().find((m) => m.role === 'user')?.content ?? '', suffix: o.suffix }
+      ? { model: o.model, prompt: [...o.messages].reverse().find((m) => m.role === 'user')?.content ?? '', ...(o.suffix !== undefined ? { suffix: o.suffix } : {}) }
       : { model: o.model, messages: o.messages.map(toWireMessage) };
     // max_tokens rather than max_completion_tokens: it is what vLLM, Ollama,
     // llama.cpp and LM Studio understand, and OpenAI still accepts it for chat models.

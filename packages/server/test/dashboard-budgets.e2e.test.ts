@@ -301,6 +301,8 @@ describe.skipIf(!hasChromium)('dashboard: waits and budgets in a real browser', 
     const run = (await request(`${t.url}/api/v1/runs/${queued.body.id}`, { token, headers })).body;
     expect(run.error.code).toBe('budget_exceeded');
     expect(await page.getByTestId('run-error').textContent()).toBe(`Budget reached: ${run.error.message} (budget_exceeded)`);
+    // The run's ceiling is shown beside its tokens.
+    await expect.poll(() => page.getByText('ceiling $0.005').count()).toBe(1);
     await capture('run-budget-exceeded');
   }, 90_000);
 });

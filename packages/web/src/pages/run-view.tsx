@@ -83,7 +83,7 @@ export function RunView({ id }: { id: string }) {
         <>
           <p class="row">
             <span>Status: <span class="badge" data-status={run.status} data-testid="run-status">{run.status}</span></span>
-            <span class="muted">{run.tokens_used} tokens · started {formatDate(run.started_at ?? run.created_at)}{run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : ''}</span>
+            <span class="muted">{run.tokens_used} tokens{run.cost_usd ? ` · $${run.cost_usd.toFixed(6)}` : ''}{ceilingsText(run.limits)} · started {formatDate(run.started_at ?? run.created_at)}{run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : ''}</span>
             {watching && !done && <span class="muted">(live)</span>}
           </p>
           <p><strong>Task:</strong> {run.task}</p>
@@ -103,7 +103,7 @@ export function RunView({ id }: { id: string }) {
                 <div class="row">
                   <strong>{s.index + 1}. {s.agent}</strong>
                   <span class="badge" data-status={s.status}>{s.status}</span>
-                  <span class="muted">{s.model}{s.tokens_used ? ` · ${s.tokens_used} tokens` : ''}{s.verdict ? ` · ${s.verdict}` : ''}</span>
+                  <span class="muted">{s.model}{s.tokens_used ? ` · ${s.tokens_used} tokens` : ''}{s.cost_usd ? ` · $${s.cost_usd.toFixed(6)}` : ''}{s.verdict ? ` · ${s.verdict}` : ''}</span>
                 </div>
                 {(s.output || live[s.index]) && <pre tabIndex={0} aria-label={`Output of step ${s.index + 1}`}>{s.output || live[s.index]}</pre>}
               </li>
@@ -121,3 +121,11 @@ export function RunView({ id }: { id: string }) {
     </>
   );
 }
+
+/** A run's ceilings in words (" · ceiling 5000 tokens, $0.50"), empty without any. */
+function ceilingsText(limits: { max_tokens: number | null; max_cost_usd: number | null } | null | undefined): string {
+  if (!limits) return '';
+  const parts = [limits.max_tokens !== null ? `${limits.max_tokens} tokens` : '', limits.max_cost_usd !== null ? `$${limits.max_cost_usd}` : ''].filter(Boolean);
+  return parts.length ? ` · ceiling ${parts.join(', ')}` : '';
+}
+

@@ -47,8 +47,9 @@ export function sandboxAnswer(call: SandboxCall): SandboxAnswer {
   const full = call.suffix !== undefined ? renderSandboxFillFor(call)
     : conversation ? (call.messages.at(-1)?.role === 'tool' && !structuredAnswer(call) ? toolResultAnswer(call.messages) : structuredAnswer(call) ?? renderSandboxOutput(call))
     : renderSandboxOutput(call);
-  const all = tokenize(cutAtStop(full, call.stop).text);
+  const stopped = cutAtStop(full, call.stop);
+  const all = tokenize(stopped.text);
   const cut = max !== undefined && all.length > max;
   const pieces = cut ? all.slice(0, Math.max(0, max)) : all;
-  return { pieces, usage: { promptTokens: prompt, completionTokens: pieces.length }, finishReason: cut ? 'length' : 'stop' };
+  return { pieces, usage: { promptTokens: prompt, completionTokens: pieces.length }, finishReason: cut ? 'length' : 'stop', ...(!cut && stopped.sequence !== undefined ? { stopSequence: stopped.sequence } : {}) };
 }

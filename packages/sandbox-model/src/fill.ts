@@ -27,13 +27,17 @@ export function renderSandboxFillFor(call: SandboxCall): string {
   return renderSandboxFill(prefix, call.suffix ?? '');
 }
 
-/** Text up to (not including) the first stop sequence, and whether one was found. */
-export function cutAtStop(text: string, stop: readonly string[] | undefined): { text: string; stopped: boolean } {
+/** Text up to (not including) the first stop sequence, whether one was found, and which. */
+export function cutAtStop(text: string, stop: readonly string[] | undefined): { text: string; stopped: boolean; sequence?: string } {
   let end = -1;
+  let sequence: string | undefined;
   for (const s of stop ?? []) {
     if (!s) continue;
     const i = text.indexOf(s);
-    if (i >= 0 && (end < 0 || i < end)) end = i;
+    if (i >= 0 && (end < 0 || i < end)) {
+      end = i;
+      sequence = s;
+    }
   }
-  return end < 0 ? { text, stopped: false } : { text: text.slice(0, end), stopped: true };
+  return end < 0 ? { text, stopped: false } : { text: text.slice(0, end), stopped: true, sequence: sequence! };
 }

@@ -61,6 +61,8 @@ export interface SandboxAnswer {
   pieces: string[];
   usage: SandboxUsage;
   finishReason: 'stop' | 'length' | 'tool-calls';
+  /** The stop sequence the answer ended at (finish reason `stop`), when one of the call's was found. */
+  stopSequence?: string;
   /**
    * The tool call, when the answer is one (then `pieces` is empty): streamed as a first piece with its id and
    * name, then `argumentPieces`; each counts as one completion token. Cut by maxTokens like text.

@@ -37,6 +37,9 @@ import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
 import { sendOpenAIFrameworkError } from './modules/openai-compat/openai-errors.js';
+import { anthropicRoutes, ANTHROPIC_PREFIX } from './modules/anthropic-compat/anthropic-routes.js';
+import { sendAnthropicFrameworkError } from './modules/anthropic-compat/anthropic-errors.js';
+import { ChatCalls } from './modules/generate/chat-call.js';
 import { EmbeddingsService } from './modules/openai-compat/openai-embeddings.js';
 import { StoreUsageMeter } from './modules/usage/usage-meter.js';
 import { OAuthService } from './modules/oauth/oauth-service.js';
@@ -67,7 +70,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key', 'secret'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key', 'secret'], censor: '[redacted]' },
     },
     // Request lines are written by registerRequestLog, as CODELOOM_REQUEST_LOG says.
     logController: new LogController({ disableRequestLogging: true }),
@@ -79,7 +82,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Routing failures under /openai/v1 answer in OpenAI's error shape, like every other error there.
-    frameworkErrors: (error, request, reply) => (request.url.startsWith(`${OPENAI_PREFIX}/`) ? sendOpenAIFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
+    frameworkErrors: (error, request, reply) => (request.url.startsWith(`${OPENAI_PREFIX}/`) ? sendOpenAIFrameworkError(error, request, reply)
+      : request.url.startsWith(`${ANTHROPIC_PREFIX}/`) ? sendAnthropicFrameworkError(error, request, reply) : frameworkErrors(error, request, reply)),
     clientErrorHandler, http: { requireHostHeader: false },
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -168,4 +172,5 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   }, { prefix: API_PREFIX });
   const embeddings = new EmbeddingsService(models, ctx.rateLimiter.spend, new StoreUsageMeter(store.usage, (error) => app.log.warn({ err: error }, 'usage not recorded')));
   await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models, embeddings }), { prefix: OPENAI_PREFIX });
+  await app.register(anthropicRoutes({ calls: new ChatCalls(store, models, generation), models }), { prefix: ANTHROPIC_PREFIX });
 }

@@ -31,7 +31,8 @@ export function registerAuthHook(app: FastifyInstance, ctx: AuthHookDeps) {
     const config = request.routeOptions.config ?? {};
     let authError: unknown;
     try {
-      if (request.headers.authorization) request.principal = await ctx.credentials.resolve(request.headers.authorization, headerValue(request.headers['x-environment']));
+      const authorization = request.headers.authorization ?? (config.apiKeyHeader ? apiKeyAuthorization(request.headers['x-api-key']) : undefined);
+      if (authorization) request.principal = await ctx.credentials.resolve(authorization, headerValue(request.headers['x-environment']));
     } catch (error) {
       authError = error;
     }
@@ -62,4 +63,10 @@ export function registerAuthHook(app: FastifyInstance, ctx: AuthHookDeps) {
 }
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** `x-api-key: <credential>` read as `Authorization: Bearer <credential>` (only on routes that opt in with `apiKeyHeader`). */
+const apiKeyAuthorization = (v: string | string[] | undefined): string | undefined => {
+  const key = headerValue(v)?.trim();
+  return key ? `Bearer ${key}` : undefined;
+};
 

@@ -7,6 +7,8 @@ declare module 'fastify' {
     auth?: 'none' | 'any' | Permission;
     /** Only a session token (not an API key or OAuth token) may call this route. */
     sessionOnly?: boolean;
+    /** The credential may also come as `x-api-key` (Anthropic's header; the /anthropic routes). Authorization wins when both are sent. */
+    apiKeyHeader?: boolean;
     /** false: infrastructure probes; headers are reported but nothing is counted. */
     rateLimit?: boolean;
   }

@@ -48,6 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string) {
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'A session access token (JWT), an API key (cl_live_… / cl_test_…) or an OAuth access token.' },
+          anthropicApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The same credential as `bearer`, in Anthropic\'s header (only the /anthropic routes read it).' },
         },
       },
     },

@@ -19,6 +19,8 @@ export interface ChatMessage {
   toolCalls?: ToolCall[];
   /** A tool message: the id of the call it answers. */
   toolCallId?: string;
+  /** A tool message reporting that the call failed (Anthropic's `is_error`; OpenAI's wire has no such flag: its text says so). */
+  isError?: boolean;
 }
 
 /** A JSON schema as a client sent it (validated against JSON Schema's shape by the codec, not here). */

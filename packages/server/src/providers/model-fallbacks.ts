@@ -17,8 +17,15 @@ function refusedField(model: RegisteredModel, call: ConversationOptions & { mess
  * (CODELOOM_MODEL_FALLBACKS). A fill-in-the-middle call (with a suffix) keeps only models whose
  * provider takes a suffix, and is a 400 when the one asked for cannot.
  */
-export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined; messages?: readonly ChatMessage[] | undefined } & ConversationOptions): RegisteredModel[] {
+export function candidatesFor(call: { model: RegisteredModel; suffix?: string | undefined; topK?: number | undefined; messages?: readonly ChatMessage[] | undefined } & ConversationOptions): RegisteredModel[] {
   let all = [call.model, ...(call.model.fallbacks ?? [])];
+  // top_k (Anthropic's Messages API): only providers that take it; 400 naming it when the asked model cannot.
+  if (call.topK !== undefined) {
+    if (!call.model.provider.topK) {
+      throw new AppError('validation_failed', `Model "${call.model.id}" cannot honour top_k; leave it out, or use an Anthropic model or the sandbox model.`, { errors: [{ path: '/top_k', message: `not supported by model ${call.model.id}` }] });
+    }
+    all = all.filter((m) => m.provider.topK);
+  }
   // Tools, tool messages, a response format: only models that honour them; 400 naming the field when the asked one cannot.
   if (usesConversation(call)) {
     const field = refusedField(call.model, call);

@@ -18,6 +18,8 @@ export interface ModelCallOptions extends ConversationOptions {
   maxTokens?: number;
   temperature?: number;
   topP?: number;
+  /** Sample from the k likeliest tokens; only for providers with `topK`. */
+  topK?: number;
   /** Stop sequences: the answer ends before the first one (which is not part of it). */
   stop?: string[];
   /** Fill-in-the-middle: the text after the insertion point (the prompt is the last user message); only for providers with `fillInMiddle`. */
@@ -64,7 +66,7 @@ export interface GenerateOutput {
 export type StreamPart =
   | { type: 'text'; text: string }
   | ToolCallDelta
-  | { type: 'finish'; usage: ReportedUsage; finishReason: FinishReason };
+  | { type: 'finish'; usage: ReportedUsage; finishReason: FinishReason; /** The stop sequence that ended the answer, when the provider knows which. */ stopSequence?: string };
 
 export interface ModelProvider {
   /** Provider name: sandbox, openai, anthropic, llama. */
@@ -73,6 +75,8 @@ export interface ModelProvider {
   stream(options: ModelCallOptions): AsyncIterable<StreamPart>;
   /** Takes `suffix` (fill-in-the-middle completions); a call with a suffix to any other provider is refused with 400. */
   readonly fillInMiddle?: boolean;
+  /** Takes `topK` (Anthropic's top_k); a call with it to any other provider is refused with 400 naming `top_k`. */
+  readonly topK?: boolean;
   /** Tools and response formats it honours (providers/conversation.ts); absent: text only, and a call with them is a 400 naming the field. */
   readonly conversation?: ConversationCapabilities;
   /** What a call will use, for a provider that knows before running it (the deterministic sandbox): its tokens are reserved exactly. */

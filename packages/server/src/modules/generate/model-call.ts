@@ -21,6 +21,8 @@ export interface ModelCall extends ConversationOptions {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   topP?: number | undefined;
+  /** Only for models whose provider takes it (`topK`), else 400 naming `top_k`. */
+  topK?: number | undefined;
   stop?: string[] | undefined;
   /** Fill-in-the-middle (the prompt is the last user message); only models whose provider has `fillInMiddle`, else 400. */
   suffix?: string | undefined;
@@ -54,6 +56,8 @@ export interface ModelCallResult {
   /** What the call is charged: the provider's counts, or Codeloom's own where the provider reported none (see callModel). */
   usage: Usage;
   finishReason: FinishReason;
+  /** The stop sequence that ended the answer, when the provider says which (finish reason `stop`). */
+  stopSequence?: string;
   /** prompt + completion tokens, as settled. */
   tokens: number;
   /** What the call cost in integer micro-dollars: its settled usage at the serving model's price (config/model-prices.ts). */
@@ -114,6 +118,7 @@ function providerOptions(call: ModelCall, served: RegisteredModel = call.model):
   const options: ModelCallOptions = { model: served.upstreamId, messages: call.messages, maxTokens: outputCap(call.model, call.maxTokens) };
   if (call.temperature !== undefined) options.temperature = call.temperature;
   if (call.topP !== undefined) options.topP = call.topP;
+  if (call.topK !== undefined) options.topK = call.topK;
   if (call.stop?.length) options.stop = call.stop;
   if (call.suffix !== undefined) options.suffix = call.suffix;
   if (call.rawPrompt) options.rawPrompt = true;
@@ -177,6 +182,15 @@ function countedPrompt(call: ModelCall, served: RegisteredModel): number {
 }
 
 /**
+ * A call's prompt tokens as Codeloom counts them before making it (Anthropic's count_tokens): exact for a
+ * provider that knows in advance (the sandbox), else the bound the reservation holds (an upper bound).
+ */
+export function countPromptTokens(call: ModelCall): { tokens: number; exact: boolean } {
+  const planned = call.model.provider.plannedUsage?.(providerOptions(call));
+  return planned ? { tokens: planned.promptTokens, exact: true } : { tokens: promptTokenBound(call.messages, call.suffix, call), exact: false };
+}
+
+/**
  * The one streaming model-call loop (POST /generate as JSON or SSE, channel generations, run steps, the
  * OpenAI-compatible routes): reserve → stream upstream, aborting when `signal` fires, and cutting the answer
  * at its output cap → settle to what was used. The charge is the provider's count where it reported one,
@@ -200,6 +214,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let reported: ReportedUsage | undefined;
   let finished = false;
   let finishReason: FinishReason = 'stop';
+  let stopSequence: string | undefined;
   let usage!: Usage;
   let spent = 0;
   let cost = 0;
@@ -239,6 +254,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
             finished = true;
             reported = part.usage;
             finishReason = part.finishReason;
+            stopSequence = part.stopSequence;
           }
         }
         break;
@@ -272,6 +288,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   }
   const result: ModelCallResult = { text: pieces.join(''), usage, finishReason, tokens: spent, costMicros: cost, model: served, upstreamMs, committed };
   if (tools) result.toolCalls = tools.result();
+  if (stopSequence !== undefined && finishReason === 'stop') result.stopSequence = stopSequence;
   return result;
 }
 

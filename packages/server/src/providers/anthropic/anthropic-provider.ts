@@ -124,6 +124,7 @@ class AnthropicDecoder implements StreamDecoder {
   ended = false;
   private usage: ReportedUsage = {};
   private stop: string | null | undefined;
+  private stopSequence: string | undefined;
   /** Content block index → the tool call's index among the answer's calls (tool_use blocks only). */
   private toolIndex: Map<number, number> | undefined;
 
@@ -158,8 +159,9 @@ class AnthropicDecoder implements StreamDecoder {
         return undefined;
       }
       case 'message_delta': {
-        const body = JSON.parse(event.data) as { delta?: { stop_reason?: string | null }; usage?: WireUsage };
+        const body = JSON.parse(event.data) as { delta?: { stop_reason?: string | null; stop_sequence?: string | null }; usage?: WireUsage };
         if (body.delta?.stop_reason) this.stop = body.delta.stop_reason;
+        if (typeof body.delta?.stop_sequence === 'string') this.stopSequence = body.delta.stop_sequence;
         if (body.usage?.output_tokens !== undefined) this.usage.completionTokens = body.usage.output_tokens;
         const prompt = promptTokens(body.usage);
         if (prompt !== undefined) this.usage.promptTokens = prompt;
@@ -177,10 +179,10 @@ class AnthropicDecoder implements StreamDecoder {
     }
   }
 
-  outcome(): { usage: ReportedUsage; finishReason: FinishReason } | undefined {
+  outcome(): { usage: ReportedUsage; finishReason: FinishReason; stopSequence?: string } | undefined {
     if (!this.ended) return undefined;
     const stop = mapAnthropicStop(this.stop);
-    return { usage: { ...this.usage }, finishReason: this.structured && stop === 'tool-calls' ? 'stop' : stop };
+    return { usage: { ...this.usage }, finishReason: this.structured && stop === 'tool-calls' ? 'stop' : stop, ...(this.stopSequence !== undefined ? { stopSequence: this.stopSequence } : {}) };
   }
 }
 
@@ -199,7 +201,7 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): Array<{ r
   messages.forEach((m, i) => {
     if (m.role === 'system') return;
     if (m.role === 'tool') {
-      const block = { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content };
+      const block = { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content, ...(m.isError ? { is_error: true } : {}) };
       const last = out.at(-1);
       if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b: { type?: string }) => b.type === 'tool_result')) last.content.push(block);
       else out.push({ role: 'user', content: [block] });
@@ -261,16 +263,18 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     if (system.length > 0) body.system = system.join('\n\n');
     if (o.temperature !== undefined) body.temperature = o.temperature;
     if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.topK !== undefined) body.top_k = o.topK;
     if (o.stop?.length) body.stop_sequences = o.stop;
     if (stream) body.stream = true;
     return { url, headers, body };
   };
 
-  return httpProvider(options, {
+  const provider = httpProvider(options, {
     name: 'anthropic',
     conversation: { tools: true, responseFormats: ['json_object', 'json_schema'] },
     spec,
     decoder: (o) => new AnthropicDecoder(options.apiKey, structuredTool(o.responseFormat) !== undefined),
     parse: parseMessage,
   });
+  return { ...provider, topK: true };
 }

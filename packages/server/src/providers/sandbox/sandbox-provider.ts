@@ -21,7 +21,7 @@ function throwIfCancelled(signal: AbortSignal | undefined): void {
 
 async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamPart> {
   throwIfCancelled(options.signal);
-  const { pieces, usage, finishReason, toolCall } = sandboxAnswer(options);
+  const { pieces, usage, finishReason, toolCall, stopSequence } = sandboxAnswer(options);
   for (let i = 0; i < pieces.length; i++) {
     if (i > 0 && i % PIECES_PER_TURN === 0) await nextTurn();
     throwIfCancelled(options.signal);
@@ -36,13 +36,15 @@ async function* streamSandbox(options: ModelCallOptions): AsyncGenerator<StreamP
     }
   }
   throwIfCancelled(options.signal);
-  yield { type: 'finish', usage, finishReason };
+  yield { type: 'finish', usage, finishReason, ...(stopSequence !== undefined ? { stopSequence } : {}) };
 }
 
 export function createSandboxProvider(): ModelProvider {
   return {
     name: 'sandbox',
     fillInMiddle: true,
+    // Deterministic: every sampling setting (temperature, top_p, top_k) gives the same answer, so each is honoured.
+    topK: true,
     conversation: { tools: true, responseFormats: ['json_object', 'json_schema'] },
     async generate(options: ModelCallOptions): Promise<GenerateOutput> {
       throwIfCancelled(options.signal);

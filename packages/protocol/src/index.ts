@@ -12,6 +12,7 @@ export * from './schemas/budgets.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/openai.js';
 export * from './schemas/openai-embeddings.js';
+export * from './schemas/openai-responses.js';
 export * from './schemas/verify.js';
 export * from './schemas/verify-info.js';
 export * from './languages.js';

@@ -40,6 +40,8 @@ import { sendOpenAIFrameworkError } from './modules/openai-compat/openai-errors.
 import { anthropicRoutes, ANTHROPIC_PREFIX } from './modules/anthropic-compat/anthropic-routes.js';
 import { sendAnthropicFrameworkError } from './modules/anthropic-compat/anthropic-errors.js';
 import { ChatCalls } from './modules/generate/chat-call.js';
+import { responsesRoutes } from './modules/openai-compat/responses-routes.js';
+import { ResponsesService } from './modules/openai-compat/responses-service.js';
 import { EmbeddingsService } from './modules/openai-compat/openai-embeddings.js';
 import { StoreUsageMeter } from './modules/usage/usage-meter.js';
 import { OAuthService } from './modules/oauth/oauth-service.js';
@@ -172,5 +174,6 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   }, { prefix: API_PREFIX });
   const embeddings = new EmbeddingsService(models, ctx.rateLimiter.spend, new StoreUsageMeter(store.usage, (error) => app.log.warn({ err: error }, 'usage not recorded')));
   await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models, embeddings }), { prefix: OPENAI_PREFIX });
+  await app.register(responsesRoutes({ responses: new ResponsesService(store, new ChatCalls(store, models, generation), models) }), { prefix: OPENAI_PREFIX });
   await app.register(anthropicRoutes({ calls: new ChatCalls(store, models, generation), models }), { prefix: ANTHROPIC_PREFIX });
 }

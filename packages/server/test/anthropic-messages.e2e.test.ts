@@ -99,6 +99,13 @@ describe('messages against the sandbox model', () => {
     expect(history.body).toMatchObject({ model: 'sandbox', output: (msg.content[0] as Anthropic.TextBlock).text, usage: { prompt_tokens: msg.usage.input_tokens, completion_tokens: msg.usage.output_tokens } });
   });
 
+  it('the SDK\'s beta paths (?beta=true, as Claude Code calls them) are the same routes', async () => {
+    const msg = await client().beta.messages.create({ model: 'sandbox', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] });
+    expect(msg).toMatchObject({ type: 'message', model: 'sandbox' });
+    const counted = await client().beta.messages.countTokens({ model: 'sandbox', messages: [{ role: 'user', content: 'hello' }] });
+    expect(counted.input_tokens).toBe(msg.usage.input_tokens);
+  });
+
   it('Authorization: Bearer works as well as x-api-key (the SDK\'s authToken, Claude Code\'s ANTHROPIC_AUTH_TOKEN)', async () => {
     const msg = await client({ apiKey: null, authToken: key }).messages.create({ model: 'sandbox', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] });
     expect(msg.type).toBe('message');
@@ -348,6 +355,11 @@ describe('errors in Anthropic\'s shape', () => {
     expect((await version.json()).error.message).toContain('anthropic-version');
     // Without anthropic-version the call is served (docs/anthropic.md).
     expect((await post('messages', { model: 'sandbox', max_tokens: 5, messages: [ask] }, { 'x-api-key': key })).status).toBe(200);
+    // A known route with the wrong method: 405 with Allow, in Anthropic's shape.
+    const method = await fetch(`${t.url}/anthropic/v1/messages`, { headers: { 'x-api-key': key } });
+    expect(method.status).toBe(405);
+    expect(method.headers.get('allow')).toBe('POST');
+    expect(await method.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     // Unknown routes under /anthropic answer in Anthropic's shape too.
     const route = await post('complete', { prompt: 'x' });
     expect(route.status).toBe(404);

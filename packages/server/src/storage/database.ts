@@ -35,6 +35,8 @@ export interface WebhookDeliveriesTable {
   id: string; webhook_id: string; event_id: string; event_type: string; body: string; status: string; attempts: number;
   response_status: number | null; last_error: string | null; next_attempt_at: string | null; created_at: string; delivered_at: string | null;
 }
+/** A stored Responses API answer (migration 0013): the `response` object and the conversation it ends, both JSON. */
+export interface ResponsesTable { id: string; org_id: string; user_id: string; environment: string; response: string; conversation: string; created_at: string; expires_at: string }
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
 export interface GenerationsTable {
@@ -98,6 +100,7 @@ export interface Database {
   budgets: BudgetsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  responses: ResponsesTable;
   signing_keys: SigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;

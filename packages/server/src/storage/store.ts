@@ -14,6 +14,7 @@ import { WebSessionsRepo } from './repos/web-sessions-repo.js';
 import { UsageRepo } from './repos/usage-repo.js';
 import { BudgetsRepo } from './repos/budgets-repo.js';
 import { WebhooksRepo } from './repos/webhooks-repo.js';
+import { ResponsesRepo } from './repos/responses-repo.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
@@ -34,6 +35,7 @@ export interface Store {
   usage: UsageRepo;
   webhooks: WebhooksRepo;
   budgets: BudgetsRepo;
+  responses: ResponsesRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -58,5 +60,6 @@ export function createStore(handle: DatabaseHandle): Store {
     usage: new UsageRepo(db, handle.dialect, writes),
     webhooks: new WebhooksRepo(db),
     budgets: new BudgetsRepo(db),
+    responses: new ResponsesRepo(db),
   };
 }

@@ -127,6 +127,21 @@ describe('real responses match the OpenAPI document', () => {
     expect(bad.body!.error.type).toBe('invalid_request_error');
   });
 
+  it('the Anthropic-compatible routes keep Anthropic\'s JSON errors; their stream is declared', async () => {
+    const ask = { model: 'sandbox', max_tokens: 200, messages: [{ role: 'user', content: 'a todo API' }] };
+    await call('POST', '/anthropic/v1/messages', '/anthropic/v1/messages', { body: ask });
+    const stream = await call('POST', '/anthropic/v1/messages', '/anthropic/v1/messages', { body: { ...ask, stream: true } });
+    expect(stream.text).toContain('event: message_stop');
+    const bad = await call('POST', '/anthropic/v1/messages', '/anthropic/v1/messages', { body: { model: 'sandbox', messages: [] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body!.error.type).toBe('invalid_request_error');
+    expect((await call('POST', '/anthropic/v1/messages', '/anthropic/v1/messages', { body: ask, auth: false })).status).toBe(401);
+    await call('POST', '/anthropic/v1/messages/count_tokens', '/anthropic/v1/messages/count_tokens', { body: { model: 'sandbox', messages: ask.messages } });
+    await call('GET', '/anthropic/v1/models', '/anthropic/v1/models?limit=1');
+    await call('GET', '/anthropic/v1/models/{model_id}', '/anthropic/v1/models/sandbox');
+    expect((await call('GET', '/anthropic/v1/models/{model_id}', '/anthropic/v1/models/nope')).status).toBe(404);
+  });
+
   it('every problem document of /api/v1 is declared as application/problem+json', () => {
     for (const [path, item] of Object.entries(doc.paths) as Array<[string, Json]>) {
       if (!path.startsWith('/api/v1')) continue;

@@ -30,13 +30,14 @@ describe('CORS with CODELOOM_CORS_ORIGINS', () => {
 
   it('a preflight from a listed origin is 204 with the methods and headers, and no credentials', async () => {
     for (const path of ['/api/v1/generate', '/v1/generate', '/openai/v1/chat/completions', '/anthropic/v1/messages', '/oauth/token', '/api/v1/budgets/bud_x']) {
-      const res = await preflight(`${t.url}${path}`, ORIGIN, 'POST', 'authorization,content-type,x-api-key,anthropic-version,x-stainless-os');
+      const res = await preflight(`${t.url}${path}`, ORIGIN, 'POST', 'authorization,content-type,x-api-key,anthropic-version,anthropic-dangerous-direct-browser-access,x-stainless-os');
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin'), path).toBe(ORIGIN);
       expect(res.headers.get('access-control-allow-methods')).toContain('POST');
       expect(res.headers.get('access-control-allow-methods')).toContain('DELETE');
       const allowed = res.headers.get('access-control-allow-headers')!.split(/,\s*/);
-      for (const h of ['authorization', 'content-type', 'x-api-key', 'anthropic-version', 'x-stainless-os']) expect(allowed).toContain(h);
+      // anthropic-dangerous-direct-browser-access: what @anthropic-ai/sdk sends from a browser (dangerouslyAllowBrowser).
+      for (const h of ['authorization', 'content-type', 'x-api-key', 'anthropic-version', 'anthropic-dangerous-direct-browser-access', 'x-stainless-os']) expect(allowed).toContain(h);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.headers.get('vary')).toMatch(/origin/i);
     }
@@ -47,7 +48,7 @@ describe('CORS with CODELOOM_CORS_ORIGINS', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
     const exposed = res.headers.get('access-control-expose-headers')!;
-    for (const h of ['retry-after', 'x-ratelimit-remaining', 'x-request-id']) expect(exposed).toContain(h);
+    for (const h of ['retry-after', 'x-ratelimit-remaining', 'x-request-id', 'request-id']) expect(exposed).toContain(h);
     const denied = await fetch(`${t.url}/api/v1/user/profile`, { headers: { origin: ORIGIN } });
     expect(denied.status).toBe(401);
     expect(denied.headers.get('access-control-allow-origin')).toBe(ORIGIN);

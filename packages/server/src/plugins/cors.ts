@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 /** Where cross-origin callers are answered (CONTRACT §12.3): the APIs and the OAuth endpoints a browser client calls. */
 const CORS_PATHS = /^\/(?:api\/v1|v1|openai|anthropic|\.well-known)(?:[/?]|$)|^\/oauth\/(?:token|revoke|introspect)(?:[/?]|$)/;
 /** Request headers a browser client may send: credentials, JSON, the vendors' own, resuming, tracing. */
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'openai-beta', 'openai-organization', 'openai-project', 'x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count', 'x-stainless-runtime', 'x-stainless-runtime-version', 'x-stainless-timeout', 'x-request-id', 'x-organization', 'last-event-id', 'idempotency-key', 'traceparent', 'tracestate'];
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access', 'openai-beta', 'openai-organization', 'openai-project', 'x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count', 'x-stainless-runtime', 'x-stainless-runtime-version', 'x-stainless-timeout', 'x-request-id', 'x-organization', 'last-event-id', 'idempotency-key', 'traceparent', 'tracestate'];
 /** Response headers browser code may read: the limits, Retry-After, the request id. */
-const EXPOSED_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id', 'x-should-retry', 'server-timing', 'location'];
+const EXPOSED_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id', 'request-id', 'x-should-retry', 'server-timing', 'location'];
 
 /**
  * CORS for the listed origins on the API routes only, never with credentials (no cookies cross origins: a

@@ -59,7 +59,7 @@ export const AnthropicMessagesBodySchema = Type.Object({
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   top_k: Type.Optional(Type.Integer({ minimum: 1, description: 'Only for models that take it (Anthropic models, the sandbox model); a 400 naming `top_k` for the others.' })),
-  metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])) }, { additionalProperties: false, description: 'Informational; not acted on.' })),
+  metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])) }, { additionalProperties: false, description: 'Informational; not acted on.' })),
   service_tier: Type.Optional(Type.Unsafe<'auto' | 'standard_only'>({ type: 'string', enum: ['auto', 'standard_only'], description: 'Accepted; Codeloom has one tier.' })),
 }, { additionalProperties: false });
 export type AnthropicMessagesBody = Static<typeof AnthropicMessagesBodySchema>;

@@ -74,7 +74,7 @@ beforeAll(async () => {
     env: {
       OPENAI_BASE_URL: `${openaiUp.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test',
       ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test',
-      CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0',
+      CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0', CODELOOM_MODEL_PRICES: JSON.stringify({ 'gpt-test': { input: 100, output: 1_000 } }),
     },
   });
   ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
@@ -376,6 +376,38 @@ describe('errors in Anthropic\'s shape', () => {
     const e = refused as InstanceType<typeof Anthropic.RateLimitError>;
     expect(e.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/per-minute limit of 2 requests/) } });
     expect(Number(e.headers?.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('limits and budgets', () => {
+  it('a dollar budget that would be crossed is a 429 rate_limit_error with Retry-After (budget_exceeded)', async () => {
+    const made = await request(`${t.url}/api/v1/api-keys`, { token: session, body: { name: 'budgeted' } });
+    expect(made.status, made.text).toBe(201);
+    // A call reserves its prompt's bound at $100 and 50 tokens at $1,000 per million (about $0.058): the first fits
+    // $0.06 and is charged what it used ($0.012 for 20 + 10 tokens); the second no longer fits.
+    const budget = await request(`${t.url}/api/v1/budgets`, { token: session, body: { scope: { type: 'api_key', id: made.body.id }, amount_usd: 0.06, period: 'month' } });
+    expect(budget.status, budget.text).toBe(201);
+    openaiUp.reset();
+    openaiUp.script({ usage: { promptTokens: 20, completionTokens: 10 } });
+    await client({ apiKey: made.body.key }).messages.create({ model: 'gpt-test', max_tokens: 50, messages: [ask] });
+    const refused = await client({ apiKey: made.body.key }).messages.create({ model: 'gpt-test', max_tokens: 50, messages: [ask] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    const e = refused as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(e.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/budget/i) } });
+    expect(Number(e.headers?.get('retry-after'))).toBeGreaterThan(0);
+    // The sandbox model costs nothing: the same key is served there.
+    expect((await client({ apiKey: made.body.key }).messages.create({ model: 'sandbox', max_tokens: 20, messages: [ask] })).type).toBe('message');
+  });
+
+  it('an upstream 429 that outlasts Codeloom\'s retries is a 429 rate_limit_error with the upstream\'s Retry-After', async () => {
+    openaiUp.reset();
+    openaiUp.script({ failNext: { count: 5, status: 429, retryAfter: 7 } });
+    const refused = await client().messages.create({ model: 'gpt-test', max_tokens: 20, messages: [ask] }).catch((e: unknown) => e);
+    openaiUp.reset();
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    const e = refused as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(e.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(e.headers?.get('retry-after')).toBe('7');
   });
 });
 

@@ -306,6 +306,79 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     expect(JSON.parse(structured.output_text)).toEqual({ title: 'abc', steps: ['a', 'b'], done: true });
   });
 
+  it('a failure after output started ends the stream with response.failed (not stored); one before is a plain HTTP error; a reader that leaves aborts the upstream call', async () => {
+    const k = await freshKey();
+    up.reset();
+    up.script({ reply: 'one two three four five', errorAfterChunks: 2 });
+    const res = await fetch(`${t.url}/openai/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-test', input: 'x', stream: true }) });
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.split('\n')[1]!.replace(/^data: /, '')));
+    expect(events.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.delta', 'response.failed']);
+    const failed = events.at(-1).response;
+    expect(failed).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.any(String) }, usage: null });
+    expect(failed.output).toHaveLength(1);
+    expect(await client(k).responses.retrieve(failed.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+
+    // Before any output: a 502 the SDK reads as an error, even when streaming.
+    up.reset();
+    up.script({ failNext: { count: 1, status: 500 } });
+    const early = await client(k).responses.create({ model: 'gpt-test', input: 'x', stream: true }).catch((e) => e);
+    expect(early).toBeInstanceOf(OpenAI.APIError);
+    expect(early.status).toBeGreaterThanOrEqual(500);
+
+    // The reader leaves mid-stream: the upstream request is aborted.
+    up.reset();
+    up.script({ reply: 'one two three', hangAfterChunks: 1 });
+    const ctl = new AbortController();
+    const stream = await client(k).responses.create({ model: 'gpt-test', input: 'x', stream: true }, { signal: ctl.signal });
+    for await (const e of stream) if (e.type === 'response.output_text.delta') { ctl.abort(); break; }
+    await up.waitForAborts(1);
+  });
+
+  it('limits and budgets apply: a call that can never fit the key\'s tokens-per-minute is a 400 request_too_large; over the window a 429 in OpenAI\'s shape, streaming or not', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const limited = (await request(`${t.url}/api/v1/api-keys`, { token, body: { name: 'small', tokens_per_minute: 3000 } })).body.key as string;
+    const never = await client(limited).responses.create({ model: 'gpt-test', input: 'x', max_output_tokens: 5000 }).catch((x) => x);
+    expect(never).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(never.error.code).toBe('request_too_large');
+    let refused: any;
+    for (let i = 0; i < 50 && !refused; i++) {
+      refused = await client(limited).responses.create({ model: 'sandbox', input: 'Hello' }).then(() => undefined, (x) => x);
+    }
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(refused.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+    const streamed = await client(limited).responses.create({ model: 'sandbox', input: 'Hello', stream: true }).catch((x) => x);
+    expect(streamed).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+
+  it('stored responses are kept per environment and expire: past expires_at they are not answered, and the cleanup deletes them', async () => {
+    const sandboxKey = (await request(`${t.url}/api/v1/api-keys`, { token: session, body: { name: 'sbx', environment: 'sandbox' } })).body.key as string;
+    const live = await client().responses.create({ model: 'sandbox', input: 'Hello' });
+    expect(await client(sandboxKey).responses.retrieve(live.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+    const sbx = await client(sandboxKey).responses.create({ model: 'sandbox', input: 'Hello' });
+    expect((await client(sandboxKey).responses.retrieve(sbx.id)).id).toBe(sbx.id);
+
+    const store = t.server.ctx.store;
+    const row = await store.handle.db.selectFrom('responses').selectAll().where('id', '=', live.id).executeTakeFirstOrThrow();
+    expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(30 * 24 * 3600 * 1000);
+    expect(row).toMatchObject({ user_id: expect.stringMatching(/^usr_/), org_id: expect.stringMatching(/^org_/), environment: 'production' });
+    await store.handle.db.updateTable('responses').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', live.id).execute();
+    expect(await client().responses.retrieve(live.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((await client().responses.create({ model: 'sandbox', input: 'x', previous_response_id: live.id }).catch((e) => e)).error.code).toBe('previous_response_not_found');
+    expect(await store.responses.deleteExpired(new Date().toISOString())).toBe(1);
+    expect(await store.handle.db.selectFrom('responses').select('id').where('id', '=', live.id).executeTakeFirst()).toBeUndefined();
+    expect((await client(sandboxKey).responses.retrieve(sbx.id)).id).toBe(sbx.id);
+  });
+
+  it('a known path with another method is a 405 with Allow', async () => {
+    for (const [method, path, allow] of [['GET', '/openai/v1/responses', 'POST'], ['PUT', '/openai/v1/responses/resp_x', 'GET, DELETE']] as const) {
+      const res = await request(`${t.url}${path}`, { method, token: key });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+    }
+  });
+
   it('an upstream 400 keeps its code; errors are OpenAI\'s shape naming the parameter', async () => {
     const bad = async (body: Record<string, unknown>) => {
       const res = await request(`${t.url}/openai/v1/responses`, { token: key, body: { model: 'sandbox', ...body } });

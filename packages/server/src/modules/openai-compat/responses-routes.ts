@@ -66,4 +66,15 @@ export const responsesRoutes = ({ responses }: { responses: ResponsesService }):
     config: { auth: 'write:code' },
     schema: { tags, security, summary: 'Delete a stored response (OpenAI Responses API)', params: IdParams, response: { 200: ResponseDeletedSchema, ...errors(401, 403, 404, 429) } },
   }, async (request) => responses.delete(request.principal!, request.params.id));
+
+  // A known path with another method: 405 with Allow, as for the chat routes (this plugin is a sibling of theirs).
+  const notAllowed = (url: string, allowed: string[]) => fastify.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m)), url, schema: { hide: true },
+    handler: async (request, reply) => {
+      reply.header('allow', allowed.join(', '));
+      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`);
+    },
+  });
+  notAllowed('/responses', ['POST']);
+  notAllowed('/responses/:id', ['GET', 'DELETE']);
 };

@@ -8,6 +8,7 @@ export * from './schemas/projects.js';
 export * from './schemas/agents.js';
 export * from './schemas/oauth.js';
 export * from './schemas/usage.js';
+export * from './schemas/logs.js';
 export * from './schemas/budgets.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/openai.js';

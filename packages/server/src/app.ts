@@ -32,6 +32,7 @@ import { oauthClientRoutes } from './modules/oauth/oauth-client-routes.js';
 import { registerSseStreams } from './plugins/sse-streams.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes.js';
 import { usageRoutes } from './modules/usage/usage-routes.js';
+import { logsRoutes } from './modules/logs/logs-routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
@@ -89,6 +90,8 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     clientErrorHandler, http: { requireHostHeader: false },
   });
   app.setValidatorCompiler(validatorCompiler);
+  // With an OTLP endpoint: a span per request (continuing an incoming traceparent), first of the hooks.
+  ctx.tracing?.register(app);
   // Callback-style hooks on the hot path: an async hook costs extra microtask turns on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -169,6 +172,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     await api.register(workflowsRoutes({ workflows: ctx.workflows, runs }));
     await api.register(runsRoutes({ runs }));
     await api.register(usageRoutes({ usage: new UsageService(store) }));
+    await api.register(logsRoutes({ logs: ctx.logs }));
     await api.register(webhooksRoutes({ webhooks: ctx.webhooks }));
     await api.register(budgetsRoutes({ budgets: ctx.budgets }));
   }, { prefix: API_PREFIX });

@@ -19,6 +19,9 @@ import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
 import type { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import type { BudgetsService } from './modules/budgets/budgets-service.js';
+import type { Tracing } from './plugins/tracing.js';
+import type { LogsService } from './modules/logs/logs-service.js';
+import type { LogRetention } from './modules/observability/log-retention.js';
 
 /**
  * Everything the routes need, built once in buildApp and closed in reverse on
@@ -49,4 +52,9 @@ export interface AppContext {
   /** An organization's webhooks, and the events (runs, budgets) emitted to them. */
   webhooks: WebhooksService;
   budgets: BudgetsService;
+  /** OpenTelemetry, when an OTLP endpoint is configured. */
+  tracing?: Tracing;
+  /** The request log (GET /api/v1/logs) and its retention job. */
+  logs: LogsService;
+  logRetention: LogRetention;
 }

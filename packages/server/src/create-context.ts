@@ -35,6 +35,11 @@ import { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import { createDeliveryQueue } from './modules/webhooks/create-delivery-queue.js';
 import { runWebhooks } from './modules/runs/run-finished.js';
 import { SERVER_VERSION } from './plugins/openapi.js';
+import { createTracing } from './plugins/tracing.js';
+import { ObservedUsageMeter, type LogBodies } from './modules/observability/call-observer.js';
+import { LogRetention } from './modules/observability/log-retention.js';
+import { observeRuns, observeVerifications, queuedRuns } from './modules/observability/observe.js';
+import { LogsService } from './modules/logs/logs-service.js';
 
 export interface ContextOptions {
   /** Storage overrides for tests (a private PostgreSQL schema, an in-memory SQLite file). */
@@ -74,13 +79,27 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
-  generation.attachUsage(new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`)));
+  // Observability (CONTRACT §12.7): the one report of each model call also writes its request-log row, counts
+  // the model metrics and ends its span (tracing only with an OTLP endpoint: otherwise undefined, costing nothing).
+  const metrics = createMetrics({ token: config.metricsToken });
+  const tracing = createTracing({ endpoint: config.otlpEndpoint, tracesEndpoint: config.otlpTracesEndpoint, serviceName: config.otelServiceName });
+  const usageMeter = new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`));
+  generation.attachUsage(new ObservedUsageMeter(usageMeter, {
+    logs: store.requestLogs, bodies: config.logBodies as LogBodies, metrics: metrics.model, tracing,
+    onError: (error) => process.emitWarning(`request log not written: ${String(error)}`),
+  }));
+  const logRetention = new LogRetention(store.requestLogs, { days: config.logRetentionDays, redis, lockKey: `${prefix}log-retention`, onError: (error) => process.emitWarning(`request log retention: ${String(error)}`) });
+  logRetention.start();
   // With Redis, the per-organization verification caps hold across every instance (redis-verify-scheduler.ts).
-  generation.attachVerifier(new VerificationService(config, redis ? new RedisVerifyScheduler(redis, schedulerLimits(config), { prefix }) : undefined));
+  const verification = new VerificationService(config, redis ? new RedisVerifyScheduler(redis, schedulerLimits(config), { prefix }) : undefined);
+  observeVerifications(verification, metrics.model, tracing);
+  generation.attachVerifier(verification);
   const agents = new AgentsService(store, models);
   const workflows = new WorkflowsService(store, models);
   const { engine, events: runEvents } = createRunEngine(config, redis, prefix);
-  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents, runWebhooks(webhooks)), engine, runEvents, runWebhooks(webhooks));
+  const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents, observeRuns(runWebhooks(webhooks), metrics.model), { tracing }), engine, runEvents, observeRuns(runWebhooks(webhooks), metrics.model));
+  metrics.sources.runQueueDepth = queuedRuns(store.handle.db);
+  metrics.sources.wsConnections = () => credentialWatch.connections;
   return {
     config,
     store,
@@ -92,7 +111,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     credentials: new StoreCredentialResolver(store, keyRing, revocations),
     apiKeys: new ApiKeysService(store, revocations, credentialWatch),
     rateLimiter,
-    metrics: createMetrics(),
+    metrics,
+    ...(tracing ? { tracing } : {}),
+    logs: new LogsService(store.requestLogs),
+    logRetention,
     models,
     generation,
     projects,
@@ -107,6 +129,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.logRetention.stop();
   await ctx.runs.close();
   // After the runs (the last of them may have just ended): events being recorded are written, attempts in progress end.
   await ctx.webhooks.close();
@@ -118,4 +141,6 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.revocations.close();
   if (ctx.redis) await ctx.redis.quit().catch(() => ctx.redis?.disconnect());
   await ctx.store.handle.close();
+  // Last: the spans of everything above are exported before the process goes.
+  await ctx.tracing?.shutdown().catch(() => {});
 }

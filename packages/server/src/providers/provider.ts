@@ -38,6 +38,8 @@ export interface ModelCallOptions extends ConversationOptions {
     agentType?: string;
   };
   signal?: AbortSignal;
+  /** W3C `traceparent` of the call's span, sent upstream as a header by the HTTP providers (tracing on only). */
+  traceparent?: string;
 }
 
 export interface Usage {

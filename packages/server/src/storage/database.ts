@@ -84,7 +84,16 @@ export interface OAuthTokensTable {
 /** Browser sessions of the sign-in and consent pages (cookie value stored as SHA-256). */
 export interface WebSessionsTable { token_hash: string; user_id: string; created_at: string; expires_at: string }
 
+/** One model call (CONTRACT §12.7), kept CODELOOM_LOG_RETENTION_DAYS; ids are time-ordered (`log_` + time + random). */
+export interface RequestLogsTable {
+  id: string; at: string; organization_id: string; user_id: string; api_key_id: string | null; route: string; model: string;
+  deployment_id: string | null; status: string; error_code: string | null; http_status: number; prompt_tokens: number;
+  completion_tokens: number; cost_micros: number; latency_ms: number; ttft_ms: number | null; queued_ms: number;
+  fallback_from: string | null; request_id: string | null; stream: number; request_body: string | null; response_body: string | null;
+}
+
 export interface Database {
+  request_logs: RequestLogsTable;
   agents: OwnedDocumentsTable;
   workflows: OwnedDocumentsTable;
   runs: RunsTable;

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'usr' | 'org' | 'key' | 'prj' | 'agt' | 'wfl' | 'run' | 'gen' | 'ses' | 'cli' | 'bud' | 'whk' | 'whd' | 'evt';
+export type IdPrefix = 'usr' | 'org' | 'key' | 'prj' | 'agt' | 'wfl' | 'run' | 'gen' | 'ses' | 'cli' | 'bud' | 'whk' | 'whd' | 'evt' | 'log';
 
 const ID_BYTES = 15;
 /** CSPRNG bytes drawn 4 KiB at a time (one call instead of one per id), each byte handed out once. */
@@ -22,10 +22,11 @@ export function newId(prefix: IdPrefix): string {
  * `newId` with the creation time first (milliseconds in base 32: 9 characters, in order until the year 2527),
  * then the same 120 random bits. For rows inserted at a high rate (generations): ids made close together sort
  * together, so a batch of inserts touches one page of the primary-key index instead of one page per row.
+ * `ms`: the time the id names (default now), e.g. when a row is written after the event it records.
  */
-export function newTimeOrderedId(prefix: IdPrefix): string {
+export function newTimeOrderedId(prefix: IdPrefix, ms = Date.now()): string {
   const id = newId(prefix);
-  return `${prefix}_${Date.now().toString(32).padStart(9, '0')}${id.slice(prefix.length + 1)}`;
+  return `${prefix}_${ms.toString(32).padStart(9, '0')}${id.slice(prefix.length + 1)}`;
 }
 
 let lastMs = 0;

@@ -14,6 +14,7 @@ import { WebSessionsRepo } from './repos/web-sessions-repo.js';
 import { UsageRepo } from './repos/usage-repo.js';
 import { BudgetsRepo } from './repos/budgets-repo.js';
 import { WebhooksRepo } from './repos/webhooks-repo.js';
+import { RequestLogsRepo } from './repos/request-logs-repo.js';
 import { ResponsesRepo } from './repos/responses-repo.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -36,6 +37,8 @@ export interface Store {
   webhooks: WebhooksRepo;
   budgets: BudgetsRepo;
   responses: ResponsesRepo;
+  /** One row per model call (the request log), written with the call's usage row. */
+  requestLogs: RequestLogsRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -61,5 +64,6 @@ export function createStore(handle: DatabaseHandle): Store {
     webhooks: new WebhooksRepo(db),
     budgets: new BudgetsRepo(db),
     responses: new ResponsesRepo(db),
+    requestLogs: new RequestLogsRepo(db, handle.dialect, writes),
   };
 }

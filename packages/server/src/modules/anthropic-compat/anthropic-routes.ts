@@ -1,3 +1,4 @@
+import { callOrigin } from '../../plugins/tracing.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -58,13 +59,13 @@ export const anthropicRoutes = ({ calls, models }: { calls: ChatCalls; models: M
       // The sandbox knows the prompt's tokens before it answers; other models' counts come with message_delta.
       const counted = calls.countPromptTokens(principal, spec);
       return streamAnthropic(request, reply, { id, requestedModel: counted.model.id, inputTokensAtStart: counted.exact ? counted.tokens : 0 },
-        (io) => calls.call(principal, spec, 'anthropic.messages', { id: generationId, ...io }));
+        (io) => calls.call(principal, spec, 'anthropic.messages', { id: generationId, origin: callOrigin(request), ...io }));
     }
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
     reply.raw.on('close', onClose);
     try {
-      const r = await calls.call(principal, spec, 'anthropic.messages', { id: generationId, signal: abort.signal });
+      const r = await calls.call(principal, spec, 'anthropic.messages', { id: generationId, signal: abort.signal, origin: callOrigin(request) });
       reply.header('server-timing', serverTiming({ upstreamMs: r.upstreamMs, totalMs: r.totalMs }));
       return toMessage(id, r);
     } catch (error) {

@@ -6,6 +6,7 @@ import { nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import type { Principal } from '../../identity/principal.js';
 import type { GenerationService } from './generation-service.js';
+import type { CallOrigin } from '../../plugins/tracing.js';
 import { countPromptTokens, type ModelCallResult } from './model-call.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 import { pickMainFile } from './main-file.js';
@@ -37,6 +38,8 @@ export interface ChatCallIO {
   onText?: ((text: string) => void | Promise<void>) | undefined;
   onToolCall?: ((delta: ToolCallDelta) => void | Promise<void>) | undefined;
   onAttempt?: ((model: RegisteredModel) => void) | undefined;
+  /** The route, request id and trace parent of the request (the request log and traces name them). */
+  origin?: CallOrigin | undefined;
 }
 
 export interface ChatCallResult extends ModelCallResult {
@@ -80,7 +83,7 @@ export class ChatCalls {
     const result = await this.generation.callModel({
       subject: principal, model, messages: spec.messages, maxTokens: spec.maxTokens, temperature: spec.temperature,
       topP: spec.topP, topK: spec.topK, stop: spec.stop, suffix: spec.suffix, rawPrompt: spec.rawPrompt, signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt,
-      ...spec.conversation,
+      origin: io.origin, ...spec.conversation,
     });
     const createdAt = nowIso();
     const files = parseFencedFiles(result.text, 'text');

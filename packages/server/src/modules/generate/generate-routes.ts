@@ -9,6 +9,7 @@ import { pageParams } from '../pagination.js';
 import { AppError, CancelledError } from '../../errors.js';
 import { serverTiming, type GenerationService } from './generation-service.js';
 import { sendAsSse } from './sse-stream.js';
+import { callOrigin } from '../../plugins/tracing.js';
 
 const tags = ['Generation'];
 
@@ -45,7 +46,7 @@ export const generateRoutes = ({ generation, models }: { generation: GenerationS
     },
   }, async (request, reply) => {
     const principal = request.principal!;
-    const prepared = await generation.prepare(principal, request.body);
+    const prepared = await generation.prepare(principal, request.body, callOrigin(request));
     if (request.body.stream) {
       // run settles the reservation and frees the verification place; release only matters if the stream failed before run started.
       try {

@@ -16,6 +16,7 @@ import { pickMainFile } from './main-file.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
 import type { VerificationService, VerifyEvent, VerifyTicket } from '../verify/verification-service.js';
 import { verifyAndRepair } from './verify-and-repair.js';
+import type { CallOrigin } from '../../plugins/tracing.js';
 
 export interface LanguageCatalog {
   list(): LanguageInfo[];
@@ -97,7 +98,7 @@ export class GenerationService {
   }
 
   /** Validates the request against what is configured: 400s name the valid values. */
-  async prepare(principal: Principal, body: GenerateBody): Promise<PreparedGeneration> {
+  async prepare(principal: Principal, body: GenerateBody, origin?: CallOrigin): Promise<PreparedGeneration> {
     const requested = body.language ? this.languages.resolve(body.language) : (this.languages.infer(body.prompt) ?? 'typescript');
     if (!requested) {
       const valid = this.languages.list().map((l) => l.id);
@@ -118,6 +119,8 @@ export class GenerationService {
     const call: ModelCall = {
       subject: principal, model: effective, messages, maxTokens: body.max_tokens, temperature: body.temperature,
       hints: { language: requested, ...(body.context ? { context: body.context as Record<string, string | number | boolean> } : {}) },
+      // The route and request id (and trace parent) the request log and traces name; repairs share them.
+      origin,
     };
     // A verifying request takes its verification place first (across instances with Redis): a full queue is a 429 before any token is held or spent.
     const ticket = body.verify && this.verifier ? await this.verifier.admit(principal.org.id) : undefined;

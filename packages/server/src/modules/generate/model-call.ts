@@ -5,6 +5,7 @@ import { costMicros } from '../../config/model-prices.js';
 import { candidatesFor, shouldFallBack } from '../../providers/model-fallbacks.js';
 import type { ChatMessage, FinishReason, ModelCallOptions, ReportedUsage, ToolCall, ToolCallDelta, Usage } from '../../providers/provider.js';
 import { conversationBytes, toolPartBytes, ToolCallAssembler, type ConversationOptions } from '../../providers/conversation.js';
+import type { CallOrigin } from '../../plugins/tracing.js';
 
 /**
  * One model call: who pays, which model, what it is told, and where the text goes as it arrives. Tools, tool
@@ -47,6 +48,8 @@ export interface ModelCall extends ConversationOptions {
    * `committed` before it answers. A failed call still waits for both before it throws.
    */
   deferCommit?: boolean | undefined;
+  /** Where the call comes from (route, request id, trace parent): the request log, metrics and traces name it. */
+  origin?: CallOrigin | undefined;
 }
 
 export interface ModelCallResult {
@@ -73,6 +76,36 @@ export interface ModelCallResult {
 /** Told of every model call once it settles (usage accounting), whatever its outcome. */
 export interface UsageMeter {
   record(entry: UsageEntry): void | Promise<void>;
+  /** Told as a call starts (its trace span opens); what it returns comes back in the entry's `detail.watch`. */
+  begin?(call: ModelCall): CallWatch | undefined;
+}
+
+/** What a meter keeps of a call while it runs: with tracing on, the call's span and its `traceparent` for the upstream. */
+export interface CallWatch {
+  traceparent?: string;
+}
+
+/** How a call went, beyond its usage: for the request log, metrics and traces (observability/call-observer.ts). */
+export interface CallDetail {
+  origin: CallOrigin | undefined;
+  /** The model asked for (a fallback may have served). */
+  requested: RegisteredModel;
+  served: RegisteredModel;
+  /** Epoch milliseconds of the call's start. */
+  startedAt: number;
+  /** Start → first upstream attempt (reservation), start → first piece, start → settled. */
+  queuedMs: number;
+  ttftMs: number | undefined;
+  latencyMs: number;
+  /** Whether the caller took the answer piece by piece. */
+  stream: boolean;
+  finishReason: FinishReason | undefined;
+  /** What the call failed with (its code and status name the log row). */
+  error: unknown;
+  messages: readonly ChatMessage[];
+  /** The answer's pieces as they came (joined only when bodies are logged). */
+  pieces: readonly string[];
+  watch: CallWatch | undefined;
 }
 
 /** One settled model call, as usage accounting counts it. */
@@ -85,6 +118,8 @@ export interface UsageEntry {
   /** The call's cost in integer micro-dollars (0 for a model without a price). */
   costMicros: number;
   outcome: 'succeeded' | 'failed' | 'cancelled';
+  /** Set by callModel: how the call went (timings, origin, fallback, error). */
+  detail?: CallDetail;
 }
 
 /** Chat-format tokens of a message beyond its text (role markers, separators). */
@@ -200,12 +235,15 @@ export function countPromptTokens(call: ModelCall): { tokens: number; exact: boo
  * Provider failures come out as the provider's ProviderError (502/503/504), an abort as CancelledError.
  */
 export async function callModel(spend: TokenSpend, call: ModelCall, meter?: UsageMeter): Promise<ModelCallResult> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
   const candidates = candidatesFor(call);
   const reservation = call.reservation ?? await reserveModelCall(spend, call);
   if (call.signal?.aborted) {
     await reservation.release();
     throw new CancelledError();
   }
+  const watch = meter?.begin?.(call);
   const cap = outputCap(call.model, call.maxTokens);
   const pieces: string[] = [];
   // Tool calls, assembled as their pieces arrive (created on the first); each piece counts as output like a text piece.
@@ -222,13 +260,20 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let upstreamMs = 0;
   let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
   let committed!: Promise<void>;
+  let queuedMs = -1;
+  let firstAt = 0;
+  let failure: unknown;
   try {
     for (let i = 0; ; i++) {
       served = candidates[i]!;
       call.onAttempt?.(served);
       const started = performance.now();
+      if (queuedMs < 0) queuedMs = started - t0;
+      const options = providerOptions(call, served);
+      if (watch?.traceparent) options.traceparent = watch.traceparent;
       try {
-        for await (const part of served.provider.stream(providerOptions(call, served))) {
+        for await (const part of served.provider.stream(options)) {
+          if (firstAt === 0 && part.type !== 'finish') firstAt = performance.now();
           if (part.type === 'text') {
             // More than the cap: the provider ignored max_tokens. Leaving the loop ends the upstream request.
             if (pieces.length + toolPieces >= cap) {
@@ -270,6 +315,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   } catch (error) {
     const mapped = asCallError(error, call.signal);
     if (mapped instanceof CancelledError) outcome = 'cancelled';
+    failure = mapped;
     throw mapped;
   } finally {
     // Tokens spent are charged whether or not the caller stayed to read them; what the provider did not
@@ -281,7 +327,12 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     spent = usage.promptTokens + usage.completionTokens;
     // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
     cost = costMicros(served.price, usage);
-    committed = settleAndRecord(reservation, spent, cost, call, meter && { subject: call.subject, model: served.id, outcome, ...usage, costMicros: cost }, meter);
+    const detail: CallDetail | undefined = meter && {
+      origin: call.origin, requested: call.model, served, startedAt, queuedMs: Math.max(0, queuedMs), ttftMs: firstAt ? firstAt - t0 : undefined,
+      latencyMs: performance.now() - t0, stream: call.onText !== undefined || call.onToolCall !== undefined, finishReason: outcome === 'succeeded' ? finishReason : undefined,
+      error: failure, messages: call.messages, pieces, watch,
+    };
+    committed = settleAndRecord(reservation, spent, cost, call, meter && { subject: call.subject, model: served.id, outcome, ...usage, costMicros: cost, detail }, meter);
     if (outcome !== 'succeeded' || !call.deferCommit) await committed;
     // The caller awaits it; until then a failure must not count as unhandled.
     else committed.catch(() => {});

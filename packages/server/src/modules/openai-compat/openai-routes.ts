@@ -13,6 +13,7 @@ import { registerOpenAIErrors } from './openai-errors.js';
 import { fromChatBody, fromCompletionBody, toFinishReason, type OpenAICallSpec } from './openai-request.js';
 import type { OpenAICallResult, OpenAIService } from './openai-service.js';
 import { streamOpenAI } from './openai-sse.js';
+import { callOrigin } from '../../plugins/tracing.js';
 
 /** Base URL for OpenAI clients: http://HOST:PORT/openai/v1 (docs/openai.md). */
 export const OPENAI_PREFIX = '/openai/v1';
@@ -32,13 +33,13 @@ export const openAIRoutes = ({ openai: service, models, embeddings }: { openai: 
     const id = newId('gen');
     if (spec.stream) {
       return streamOpenAI(request, reply, { id, kind, includeUsage: spec.includeUsage, requestedModel: spec.model ?? models.default },
-        (io) => service.call(principal, spec, kind, { id, ...io }));
+        (io) => service.call(principal, spec, kind, { id, origin: callOrigin(request), ...io }));
     }
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
     reply.raw.on('close', onClose);
     try {
-      const r = await service.call(principal, spec, kind, { id, signal: abort.signal });
+      const r = await service.call(principal, spec, kind, { id, signal: abort.signal, origin: callOrigin(request) });
       reply.header('server-timing', serverTiming({ upstreamMs: r.upstreamMs, totalMs: r.totalMs }));
       const usage = { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens };
       const finish_reason = toFinishReason(r.finishReason);

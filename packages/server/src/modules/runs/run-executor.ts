@@ -17,6 +17,8 @@ import { NO_RUN_FINISHED, type RunFinished } from './run-finished.js';
 import { newStep, runCostUsd, toRow, toRun, type RunState } from './run-record.js';
 import { capWithinCeilings, spentOf } from './run-ceilings.js';
 import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
+import type { Context } from '@opentelemetry/api';
+import { failSpan, type CallOrigin, type Tracing } from '../../plugins/tracing.js';
 
 /** The stored run is no longer `running` (cancelled or interrupted from another instance): this execution stops without writing. */
 class RunLost extends Error {}
@@ -39,6 +41,8 @@ export class RunExecutor {
     private readonly events: RunEventBus,
     /** Told once, by the save that finishes the run (succeeded, failed or cancelled). */
     private readonly onFinished: RunFinished = NO_RUN_FINISHED,
+    /** With tracing on: a span per run, a child per step, the step's model call under it. */
+    private readonly observe: { tracing?: Tracing | undefined } = {},
   ) {}
 
   /** Claims and executes a queued run; false when it was not `queued` any more (another instance has it, or it was cancelled). */
@@ -48,11 +52,35 @@ export class RunExecutor {
     run.status = 'running';
     run.started_at = nowIso();
     if (!(await this.store.runs.saveIfStatus(toRow(run), ['queued']))) return false;
+    const traced = this.observe.tracing?.start('run', undefined, { 'codeloom.run_id': run.id, 'codeloom.run.steps': run.steps.length });
+    try {
+      return await this.executeClaimed(run, principal, signal, traced?.context);
+    } finally {
+      if (traced) {
+        // Read after the run ended (TypeScript narrowed it to `running` above).
+        const { status, error } = run as { status: string; error: { code?: string } | null };
+        traced.span.setAttribute('codeloom.run.status', status);
+        if (status === 'failed') failSpan(traced.span, error?.code ?? 'failed');
+        traced.span.end();
+      }
+    }
+  }
+
+  private async executeClaimed(run: RunState, principal: Principal, signal: AbortSignal, trace: Context | undefined): Promise<boolean> {
     await this.events.append(run.id, { event: 'run_started', id: run.id, data: toRun(run) });
     try {
       for (let i = 0; i < run.steps.length; i++) {
         if (signal.aborted) throw new CancelledError();
-        await this.runStep(run, run.steps[i]!, principal, signal);
+        const step = run.steps[i]!;
+        const stepSpan = this.observe.tracing?.start(`step ${step.agent}`, trace, { 'codeloom.run_id': run.id, 'codeloom.step.index': step.index, 'codeloom.step.agent': step.agent });
+        try {
+          await this.runStep(run, step, principal, signal, { route: 'run', requestId: run.id, trace: stepSpan?.context });
+        } catch (error) {
+          if (stepSpan) failSpan(stepSpan.span, error instanceof AppError ? error.code : 'failed');
+          throw error;
+        } finally {
+          stepSpan?.span.end();
+        }
       }
       const verification = lastVerification(run.steps);
       run.result = { files: collectFiles(run.steps), summary: summarize(run), ...(verification ? { verification } : {}) };
@@ -75,13 +103,13 @@ export class RunExecutor {
     return true;
   }
 
-  private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal): Promise<void> {
+  private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal, origin: CallOrigin): Promise<void> {
     const model = run.environment === 'sandbox' ? this.models.find('sandbox')! : this.models.find(step.model);
     if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
     const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
     const call: ModelCall = {
       // Charged to the account, and to the API key the run was started with (its limits as they are now).
-      subject: await this.withKeyLimits(principal), model, messages, signal,
+      subject: await this.withKeyLimits(principal), model, messages, signal, origin,
       maxTokens: run.spec.maxTokens, temperature: run.spec.temperature,
       hints: { agentType: step.agent, ...(run.spec.language ? { language: run.spec.language } : {}), context: run.requirements as Record<string, string | number | boolean> },
       onText: (text) => { void this.events.append(run.id, { event: 'token', id: run.id, data: text, step: step.index } as StreamEvent).catch(() => { /* a lost token frame; the step's output keeps it */ }); },

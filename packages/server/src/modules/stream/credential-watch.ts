@@ -43,6 +43,13 @@ export class CredentialWatch implements CredentialEvents {
     });
   }
 
+  /** Open connections registered on this instance (codeloom_ws_connections, read at each scrape). */
+  get connections(): number {
+    let n = 0;
+    for (const set of this.byUser.values()) n += set.size;
+    return n;
+  }
+
   /** Registers a connection's recheck for an account; returns the unregister function. */
   track(userId: string, recheck: Recheck): () => void {
     let set = this.byUser.get(userId);

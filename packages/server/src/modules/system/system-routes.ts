@@ -35,7 +35,10 @@ export const systemRoutes = ({ database, redis, metrics, keyRing }: SystemDeps):
     return { status: 'ready', checks };
   });
 
-  app.get('/metrics', { config: probe, schema: { tags: ['Operations'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
+  app.get('/metrics', { config: probe, schema: { tags: ['Operations'], summary: 'Prometheus metrics', description: 'With CODELOOM_METRICS_TOKEN set, needs `Authorization: Bearer <that token>` (else 401).' } }, async (request, reply) => {
+    if (!metrics.authorized(request.headers.authorization)) {
+      throw new AppError('unauthorized', 'GET /metrics needs Authorization: Bearer <CODELOOM_METRICS_TOKEN>.', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
+    }
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

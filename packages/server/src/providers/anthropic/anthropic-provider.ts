@@ -266,7 +266,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     if (o.topK !== undefined) body.top_k = o.topK;
     if (o.stop?.length) body.stop_sequences = o.stop;
     if (stream) body.stream = true;
-    return { url, headers, body };
+    // The shared headers object unless the call is traced (only then one copy, with its traceparent).
+    return { url, headers: o.traceparent ? { ...headers, traceparent: o.traceparent } : headers, body };
   };
 
   const provider = httpProvider(options, {

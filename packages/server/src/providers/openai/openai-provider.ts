@@ -195,7 +195,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    return { url: fim ? completionsUrl : url, headers, body };
+    // The shared headers object unless the call is traced (only then one copy, with its traceparent).
+    return { url: fim ? completionsUrl : url, headers: o.traceparent ? { ...headers, traceparent: o.traceparent } : headers, body };
   };
 
   return httpProvider(options, { name: 'openai', conversation: { tools: true, responseFormats: ['json_object', 'json_schema'] }, spec, decoder: () => new OpenAIDecoder(options.apiKey), parse: parseCompletion });

@@ -44,7 +44,8 @@ export const generate = frameHandler(GenerateFrameSchema, true, async (channel, 
       throw rateLimited(admission.refusedBy, admission.report!, { report: true });
     }
     const { type: _t, id: _i, streamTokens, stream: _s, ...body } = frame;
-    const prepared = await channel.deps.generation.prepare(principal, body);
+    // The request log names the channel and the frame's id (the upgrade's request span has ended by now).
+    const prepared = await channel.deps.generation.prepare(principal, body, { route: 'channel', requestId: id });
     const result = await channel.deps.generation.run(principal, prepared, {
       signal: controller.signal,
       ...(streamTokens === false ? {} : { onToken: (text: string) => out.send({ event: 'token', id, data: text }, controller.signal) }),

@@ -7,6 +7,7 @@
  * Anthropic's error shapes (401, 403, 400 naming the field, 404, 429 with Retry-After, an upstream's 400, a
  * mid-stream `error` event), and the usage rows and history records the calls leave.
  */
+import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -330,8 +331,8 @@ describe('errors in Anthropic\'s shape', () => {
 
   it('400 invalid_request_error naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ model: 'sandbox', messages: [ask] }, 'max_tokens'],
-      [{ max_tokens: 5, messages: [ask] }, 'model'],
+      [{ model: 'sandbox', messages: [ask] }, 'max_tokens: Field required'],
+      [{ max_tokens: 5, messages: [ask] }, 'model: Field required'],
       [{ model: 'sandbox', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }] }, 'messages.0.content.1.type: image blocks are not supported'],
       [{ model: 'sandbox', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] }, 'messages.0.role'],
       [{ model: 'sandbox', max_tokens: 5, messages: [ask], frequency_penalty: 1 }, 'frequency_penalty: is not a known field'],
@@ -376,6 +377,61 @@ describe('errors in Anthropic\'s shape', () => {
     const e = refused as InstanceType<typeof Anthropic.RateLimitError>;
     expect(e.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/per-minute limit of 2 requests/) } });
     expect(Number(e.headers?.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+/** A JSON value's shape: its keys (sorted) and the types of its leaves; arrays keep their elements' shapes in order. */
+const shape = (v: unknown): unknown => (v === null ? 'null' : Array.isArray(v) ? v.map(shape)
+  : typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, shape(x)])) : typeof v);
+const fixture = (name: string) => readFileSync(new URL(`./conformance/fixtures/${name}`, import.meta.url), 'utf8');
+/** The events of a recorded stream as [event, data]. */
+const recordedEvents = (name: string): Array<[string, any]> => fixture(name).replace(/\r\n/g, '\n').split('\n\n').filter((f) => f.trim()).map((f) => {
+  const lines = f.split('\n');
+  return [lines.find((l) => l.startsWith('event: '))!.slice(7), JSON.parse(lines.find((l) => l.startsWith('data: '))!.slice(6))];
+});
+
+describe('the same shapes as Anthropic\'s recorded answers (test/conformance/fixtures)', () => {
+  it('a message with text and a tool_use block, and one ended by a stop sequence', async () => {
+    anthropicUp.reset();
+    anthropicUp.script({ reply: 'I\'ll look up the weather in Paris.', toolCalls: [{ id: 'toolu_x', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }] });
+    const ours = await client().messages.create({ model: 'claude-test', max_tokens: 200, messages: [ask], tools });
+    expect(shape(ours)).toEqual(shape(JSON.parse(fixture('anthropic-messages-tool-use.json'))));
+    anthropicUp.reset();
+    const params = { model: 'sandbox', max_tokens: 1000, messages: [{ role: 'user' as const, content: 'a python function that greets' }] };
+    const full = (await client().messages.create(params)).content[0] as Anthropic.TextBlock;
+    const stopped = await client().messages.create({ ...params, stop_sequences: [full.text.split(/\s+/).filter((w) => w.length > 3)[3]!] });
+    expect(shape(stopped)).toEqual(shape(JSON.parse(fixture('anthropic-messages-stop-sequence.json'))));
+  });
+
+  it('a stream with a text block then a tool_use block: the same events, each of a recorded shape', async () => {
+    anthropicUp.reset();
+    anthropicUp.script({ reply: 'I\'ll look up the weather in Paris.', toolCalls: [{ id: 'toolu_x', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }] });
+    const ours = await rawEvents({ model: 'claude-test', max_tokens: 200, messages: [ask], tools });
+    anthropicUp.reset();
+    const recorded = recordedEvents('anthropic-messages-tool-use-stream.sse');
+    expect(ours.map(([e]) => e).filter((e, i, all) => all.indexOf(e) === i)).toEqual(recorded.map(([e]) => e).filter((e, i, all) => all.indexOf(e) === i));
+    const known = new Set(recorded.map(([, d]) => JSON.stringify(shape(d))));
+    for (const [event, data] of ours) {
+      // message_delta also carries the final input_tokens (Anthropic's newer answers do; message_start had 0 for a model that counts only at the end).
+      const comparable = event === 'message_delta' ? { ...data, usage: { output_tokens: data.usage.output_tokens } } : data;
+      expect(known.has(JSON.stringify(shape(comparable))), `${event} ${JSON.stringify(data)}`).toBe(true);
+    }
+    // A failure after output: an `error` event as Anthropic sends it.
+    anthropicUp.script({ reply: 'one two three', chunks: ['one ', 'two ', 'three'], errorAfterChunks: 1 });
+    const failed = await rawEvents({ model: 'claude-test', max_tokens: 100, messages: [ask] });
+    anthropicUp.reset();
+    const recordedError = recordedEvents('anthropic-messages-stream-midstream-error.sse').find(([e]) => e === 'error')!;
+    expect(shape(failed.at(-1)![1])).toEqual(shape(recordedError[1]));
+  });
+
+  it('an error answer: the recorded body\'s shape, with request-id', async () => {
+    const ours = await post('messages', { model: 'sandbox', messages: [ask] });
+    const [head, body] = fixture('anthropic-error-400.http').replace(/\r\n/g, '\n').split('\n\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400/);
+    expect(ours.status).toBe(400);
+    expect(ours.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(ours.headers.get('request-id')).toBeTruthy();
+    expect(shape(await ours.json())).toEqual(shape(JSON.parse(body!)));
   });
 });
 

@@ -133,7 +133,7 @@ describe('the Messages API response codec', () => {
   it('the message: a text block (also when empty and nothing else), then tool_use blocks; usage with zero cache counts', () => {
     expect(toMessage('msg_1', result({ text: 'Hi' }))).toEqual({
       id: 'msg_1', type: 'message', role: 'assistant', model: 'gpt-test', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 5, service_tier: 'standard' },
     });
     expect(toMessage('msg_1', result({})).content).toEqual([{ type: 'text', text: '' }]);
     const withTools = toMessage('msg_1', result({ text: '', finishReason: 'tool-calls', toolCalls: [{ id: 'call_1', name: 'f', arguments: '{"q":"x"}' }] }));

@@ -49,7 +49,8 @@ export function describeAnthropicError(request: FastifyRequest, error: unknown):
   if (e.validation) {
     // One message per field: a nullable field's "must be null" branch says nothing useful.
     const errors = toValidationErrors(e.validation, e.validationContext).filter((x, i, all) => all.findIndex((y) => y.path === x.path) === i);
-    return { status: 400, error: { type: 'invalid_request_error', message: errors.map((x) => `${toField(x.path) ?? 'body'}: ${x.message}`).join('; ') } };
+    // Anthropic's words for a missing field: `max_tokens: Field required`.
+    return { status: 400, error: { type: 'invalid_request_error', message: errors.map((x) => `${toField(x.path) ?? 'body'}: ${x.message === 'is required' ? 'Field required' : x.message}`).join('; ') } };
   }
   const clientCode: ErrorCode | undefined = e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'payload_too_large'
     : e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type'

@@ -41,7 +41,11 @@ export function toolInput(args: string): Record<string, unknown> {
   }
 }
 
-export const usageOf = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+/** Usage as Anthropic reports it: Codeloom caches no prompts (the cache counts are 0) and has one service tier. */
+export const usageOf = (input: number, output: number) => ({
+  input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+  cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: output, service_tier: 'standard',
+});
 
 /** The whole answer as Anthropic's message: its text block (when there is text, or nothing else), then its tool_use blocks. */
 export function toMessage(id: string, r: ChatCallResult) {

@@ -68,9 +68,12 @@ export const AnthropicCountTokensBodySchema = Type.Object(Conversation, { additi
 export type AnthropicCountTokensBody = Static<typeof AnthropicCountTokensBodySchema>;
 
 const UsageSchema = Type.Object({
-  input_tokens: Type.Integer(), output_tokens: Type.Integer(),
+  input_tokens: Type.Integer(),
   cache_creation_input_tokens: Type.Integer({ description: 'Always 0: Codeloom does not cache prompts.' }),
   cache_read_input_tokens: Type.Integer({ description: 'Always 0.' }),
+  cache_creation: Type.Object({ ephemeral_5m_input_tokens: Type.Integer(), ephemeral_1h_input_tokens: Type.Integer() }, { description: 'Always 0s.' }),
+  output_tokens: Type.Integer(),
+  service_tier: Type.String({ description: 'Always "standard".' }),
 });
 
 export const AnthropicMessageSchema = Type.Object({

@@ -4,7 +4,7 @@ import type { RegisteredModel } from '../../providers/model-registry.js';
 import type { ToolCallDelta } from '../../providers/provider.js';
 import { CancelledError } from '../../errors.js';
 import type { ChatCallResult } from '../generate/chat-call.js';
-import { anthropicErrorBody, describeAnthropicError } from './anthropic-errors.js';
+import { describeAnthropicError } from './anthropic-errors.js';
 import { toolUseId, toStopReason, usageOf } from './anthropic-response.js';
 
 /**
@@ -104,8 +104,8 @@ export async function streamAnthropic(
       throw error; // answered as a plain HTTP error by the plugin's error handler
     }
     if (!(error instanceof CancelledError)) {
-      const { error: body } = anthropicErrorBody(request, describeAnthropicError(request, error).error);
-      await send('error', { error: body, request_id: request.id });
+      // As Anthropic sends it: {"type": "error", "error": {type, message}} (the request id is in the headers).
+      await send('error', { error: describeAnthropicError(request, error).error });
     }
   } finally {
     raw.off('close', onClose);

@@ -253,6 +253,32 @@ export function runStoreConformance(name: string, createStore: () => Promise<{ s
       });
     });
 
+    describe('stored responses', () => {
+      it('answers and deletes a response only within its organization and environment and before it expires; the cleanup deletes expired rows only', async () => {
+        const a = await account();
+        const b = await account();
+        const now = new Date().toISOString();
+        const row = (id: string, expiresAt: string, environment = 'production') => ({
+          id, org_id: a.org.id, user_id: a.user.id, environment, response: `{"id":"${id}","text":"é ✓"}`, conversation: '[{"role":"user","content":"hi"}]', created_at: now, expires_at: expiresAt,
+        });
+        const scope = { orgId: a.org.id, environment: 'production' };
+        await store.responses.insert(row('resp_live', inSeconds(3600)));
+        await store.responses.insert(row('resp_sbx', inSeconds(3600), 'sandbox'));
+        await store.responses.insert(row('resp_old', inSeconds(-1)));
+        expect(await store.responses.get(scope, 'resp_live', now)).toEqual(row('resp_live', expect.any(String)));
+        expect(await store.responses.get({ orgId: b.org.id, environment: 'production' }, 'resp_live', now)).toBeUndefined();
+        expect(await store.responses.get(scope, 'resp_sbx', now)).toBeUndefined();
+        expect(await store.responses.get({ ...scope, environment: 'sandbox' }, 'resp_sbx', now)).toBeDefined();
+        expect(await store.responses.get(scope, 'resp_old', new Date().toISOString())).toBeUndefined();
+        expect(await store.responses.delete({ orgId: b.org.id, environment: 'production' }, 'resp_live', now)).toBe(false);
+        expect(await store.responses.delete(scope, 'resp_old', new Date().toISOString())).toBe(false);
+        expect(await store.responses.deleteExpired(new Date().toISOString())).toBe(1);
+        expect(await store.responses.delete(scope, 'resp_live', now)).toBe(true);
+        expect(await store.responses.delete(scope, 'resp_live', now)).toBe(false);
+        expect(await store.responses.get({ ...scope, environment: 'sandbox' }, 'resp_sbx', now)).toBeDefined();
+      });
+    });
+
     describe('signing keys', () => {
       const row = (kid: string, created_at: string, tag = kid) => ({ kid, alg: 'EdDSA', private_jwk: `{"d":"${tag}"}`, public_jwk: `{"x":"${tag}"}`, created_at });
 

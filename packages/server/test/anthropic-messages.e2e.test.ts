@@ -76,6 +76,7 @@ beforeAll(async () => {
       OPENAI_BASE_URL: `${openaiUp.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test',
       ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test',
       CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0', CODELOOM_MODEL_PRICES: JSON.stringify({ 'gpt-test': { input: 100, output: 1_000 } }),
+      CODELOOM_MODEL_FALLBACKS: 'claude-test=sandbox',
     },
   });
   ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
@@ -453,6 +454,19 @@ describe('limits and budgets', () => {
     expect(Number(e.headers?.get('retry-after'))).toBeGreaterThan(0);
     // The sandbox model costs nothing: the same key is served there.
     expect((await client({ apiKey: made.body.key }).messages.create({ model: 'sandbox', max_tokens: 20, messages: [ask] })).type).toBe('message');
+  });
+
+  it('fallbacks: an Anthropic upstream that fails before any output is replaced by its fallback (the answer names it), JSON and streamed', async () => {
+    anthropicUp.reset();
+    anthropicUp.script({ failNext: { count: 2, status: 500 } });
+    const json = await client().messages.create({ model: 'claude-test', max_tokens: 30, messages: [ask] });
+    expect(json.model).toBe('sandbox');
+    const events = await rawEvents({ model: 'claude-test', max_tokens: 30, messages: [ask] });
+    expect(events[0]![1].message.model).toBe('sandbox');
+    expect(anthropicUp.requests).toHaveLength(2);
+    anthropicUp.reset();
+    const history = await request(`${t.url}/api/v1/generations/gen_${json.id.slice(4)}`, { token: session });
+    expect(history.body.model).toBe('sandbox');
   });
 
   it('an upstream 429 that outlasts Codeloom\'s retries is a 429 rate_limit_error with the upstream\'s Retry-After', async () => {

@@ -167,7 +167,7 @@ describe('errors in OpenAI\'s shape', () => {
     await expect(unknown).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(unknown).rejects.toMatchObject({ param: 'model', code: 'not_found' });
 
-    const route = await request(`${t.url}/openai/v1/embeddings`, { token: key, body: { input: 'x' } });
+    const route = await request(`${t.url}/openai/v1/audio/speech`, { token: key, body: { input: 'x' } });
     expect(route.status).toBe(404);
     expect(route.body).toEqual({ error: { message: expect.any(String), type: 'not_found_error', param: null, code: 'not_found' } });
     const method = await request(`${t.url}/openai/v1/chat/completions`, { token: key });

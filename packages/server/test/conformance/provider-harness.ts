@@ -45,13 +45,18 @@ export interface Failure {
   detail: string;
   upstreamStatus: unknown;
   usage?: Usage;
+  /** The provider's own code a refusal passes on (`upstream_rejected`). */
+  upstreamCode?: string | undefined;
+  /** Headers of Codeloom's answer (Retry-After, x-should-retry). */
+  headers?: Record<string, string> | undefined;
 }
 
 export function failureOf(err: unknown): Failure {
   const e = (err ?? {}) as Record<string, unknown>;
   const code = String(typeof e.code === 'string' ? e.code : e.kind);
   const status = typeof e.status === 'number' ? e.status : STATUS_OF[code];
-  return { code, status, retryable: e.retryable, detail: String(e.detail ?? e.message), upstreamStatus: e.upstreamStatus, usage: e.usage as Usage | undefined };
+  const extra = (e.extra ?? {}) as { upstreamCode?: string; headers?: Record<string, string> };
+  return { code, status, retryable: e.retryable, detail: String(e.detail ?? e.message), upstreamStatus: e.upstreamStatus, usage: e.usage as Usage | undefined, upstreamCode: extra.upstreamCode, headers: extra.headers };
 }
 
 /** The failure a promise rejects with; fails the case when it resolves. */

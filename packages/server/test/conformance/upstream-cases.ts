@@ -44,7 +44,8 @@ export function upstreamCases(vendor: () => { server: FixtureServer; wire: Vendo
     });
 
     const lasting: Array<[ScenarioName, number, (w: VendorWire) => number]> = [
-      ['rateLimited', 502, () => 429],
+      // A 429 that outlasts the retries stays a 429 (with Retry-After): the caller may wait and try again (CONTRACT §12.3).
+      ['rateLimited', 429, () => 429],
       ['serverError', 502, () => 500],
       ['overloaded', 503, (w) => w.overloadedStatus],
     ];
@@ -60,17 +61,19 @@ export function upstreamCases(vendor: () => { server: FixtureServer; wire: Vendo
       }
     });
 
-    it('a Retry-After longer than the provider may wait fails at once with 502', async () => {
+    it('a Retry-After longer than the provider may wait fails at once with 429 and that Retry-After', async () => {
       serve('rateLimited', { times: ATTEMPTS });
       const failure = await rejection(provider().generate(call()));
-      expect(failure).toMatchObject({ status: 502, upstreamStatus: 429 });
+      expect(failure).toMatchObject({ status: 429, code: 'upstream_rate_limited', upstreamStatus: 429 });
+      expect(Number(failure.headers?.['retry-after'])).toBeGreaterThan(8);
       expect(requests()).toHaveLength(1);
     });
 
-    it('a 400 is not retried: 502 passing on what the vendor said', async () => {
+    it('a 400 is not retried: 400 upstream_rejected passing on what the vendor said, and its code', async () => {
       serve('badRequest', { times: ATTEMPTS });
       const failure = await rejection(collect(provider().stream(call())));
-      expect(failure).toMatchObject({ status: 502, upstreamStatus: 400, retryable: false });
+      expect(failure).toMatchObject({ status: 400, code: 'upstream_rejected', upstreamStatus: 400, retryable: false });
+      expect(failure.upstreamCode).toBeTruthy();
       expect(failure.detail).toContain(vendor().wire.badRequestSays);
       expect(requests()).toHaveLength(1);
     });

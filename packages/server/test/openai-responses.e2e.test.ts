@@ -10,6 +10,7 @@ import Ajv from 'ajv';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
+import { startAnthropicFake } from './fakes/anthropic-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
@@ -36,6 +37,7 @@ const PLAN = {
 function responsesSuite(dialect: 'sqlite' | 'postgres') {
   let t: TestServer;
   let up: FakeVendor;
+  let anthropicUp: FakeVendor;
   let session: string;
   let key: string;
   let otherKey: string;
@@ -48,7 +50,8 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
 
   beforeAll(async () => {
     up = await startOpenAIFake();
-    t = await startTestServer({ dialect, env: { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
+    anthropicUp = await startAnthropicFake();
+    t = await startTestServer({ dialect, env: { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
     ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
     const res = await request(`${t.url}/api/v1/api-keys`, { token: session, body: { name: 'codex' } });
     expect(res.status, res.text).toBe(201);
@@ -57,7 +60,7 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     const res2 = await request(`${t.url}/api/v1/api-keys`, { token: other.token, body: { name: 'other' } });
     otherKey = res2.body.key;
   }, 60_000);
-  afterAll(async () => { await t?.close(); await up?.close(); });
+  afterAll(async () => { await t?.close(); await up?.close(); await anthropicUp?.close(); });
 
   it('answers a response object exactly as OpenAI shapes it, kept for retrieve; recorded in history and usage', async () => {
     const before = (await request(`${t.url}/api/v1/usage`, { token: session })).body;
@@ -304,6 +307,38 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     const structured = await client().responses.create({ model: 'gpt-test', input: 'Plan', text: { format: { type: 'json_schema', name: 'plan', schema: PLAN, strict: true } } });
     expect(up.requests[0]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'plan', schema: PLAN, strict: true } });
     expect(JSON.parse(structured.output_text)).toEqual({ title: 'abc', steps: ['a', 'b'], done: true });
+  });
+
+  it('an Anthropic upstream gets the Responses request translated: instructions as system, tools with input_schema, function calls and outputs as tool_use and tool_result blocks', async () => {
+    const k = await freshKey();
+    anthropicUp.reset();
+    anthropicUp.script({ reply: 'Checking.', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo","unit":"celsius","days":3}' }] });
+    const r = await client(k).responses.create({
+      model: 'claude-test', instructions: 'Use tools.', tools, max_output_tokens: 100,
+      input: [{ role: 'user', content: 'Weather?' }, { type: 'function_call', call_id: 'toolu_0', name: 'search_docs', arguments: '{"query":"x"}' }, { type: 'function_call_output', call_id: 'toolu_0', output: 'nothing' }],
+    });
+    const sent = anthropicUp.requests[0]!.body;
+    expect(sent).toMatchObject({
+      model: 'claude-test', system: 'Use tools.', max_tokens: 100,
+      tools: [{ name: 'get_weather', description: 'The forecast for a city', input_schema: WEATHER }, { name: 'search_docs', input_schema: tools[1]!.parameters }],
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_0', name: 'search_docs', input: { query: 'x' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_0', content: 'nothing' }] },
+      ],
+    });
+    expect(r.output).toMatchObject([
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+      { type: 'function_call', call_id: expect.stringMatching(/^toolu_/), name: 'get_weather', arguments: '{"city":"Oslo","unit":"celsius","days":3}' },
+    ]);
+    // Streamed: the message item closes before the function call opens.
+    anthropicUp.reset();
+    anthropicUp.script({ reply: 'Checking.', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo","unit":"celsius","days":3}' }] });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await client(k).responses.create({ model: 'claude-test', input: 'Weather?', tools, stream: true })) events.push(e);
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('response.output_item.done')).toBeLessThan(types.indexOf('response.function_call_arguments.delta'));
+    expect((events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response.output.map((o) => o.type)).toEqual(['message', 'function_call']);
   });
 
   it('a failure after output started ends the stream with response.failed (not stored); one before is a plain HTTP error; a reader that leaves aborts the upstream call', async () => {

@@ -127,6 +127,17 @@ describe('real responses match the OpenAPI document', () => {
     expect(bad.body!.error.type).toBe('invalid_request_error');
   });
 
+  it('the Responses API routes: the response object, its stream, the deleted object and OpenAI\'s errors are as declared', async () => {
+    const created = await call('POST', '/openai/v1/responses', '/openai/v1/responses', { body: { model: 'sandbox', input: 'a todo API' } });
+    expect(created.status).toBe(200);
+    const stream = await call('POST', '/openai/v1/responses', '/openai/v1/responses', { body: { model: 'sandbox', input: 'a todo API', stream: true } });
+    expect(stream.text).toContain('event: response.completed');
+    await call('GET', '/openai/v1/responses/{id}', `/openai/v1/responses/${created.body!.id}`);
+    await call('DELETE', '/openai/v1/responses/{id}', `/openai/v1/responses/${created.body!.id}`);
+    expect((await call('GET', '/openai/v1/responses/{id}', `/openai/v1/responses/${created.body!.id}`)).status).toBe(404);
+    expect((await call('POST', '/openai/v1/responses', '/openai/v1/responses', { body: { model: 'sandbox', input: 7 } })).status).toBe(400);
+  });
+
   it('the Anthropic-compatible routes keep Anthropic\'s JSON errors; their stream is declared', async () => {
     const ask = { model: 'sandbox', max_tokens: 200, messages: [{ role: 'user', content: 'a todo API' }] };
     await call('POST', '/anthropic/v1/messages', '/anthropic/v1/messages', { body: ask });

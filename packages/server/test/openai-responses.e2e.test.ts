@@ -341,6 +341,38 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     expect((events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response.output.map((o) => o.type)).toEqual(['message', 'function_call']);
   });
 
+  it('takes the Codex CLI\'s request as it sends it: store false, its whole transcript with reasoning items, reasoning/include/prompt_cache_key ignored, streamed', async () => {
+    const shell = { type: 'function', name: 'shell', description: 'Runs a shell command and returns its output.', strict: false, parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } }, workdir: { type: 'string' }, timeout_ms: { type: 'number' } }, required: ['command'], additionalProperties: false } };
+    const codex = (input: unknown[]) => ({
+      model: 'sandbox', instructions: 'You are Codex, a coding agent.', input, tools: [shell], tool_choice: 'auto', parallel_tool_calls: false,
+      reasoning: { effort: 'medium', summary: 'auto' }, store: false, stream: true, include: ['reasoning.encrypted_content'], prompt_cache_key: 'a1b2c3', text: { verbosity: 'medium' },
+    });
+    const first = [
+      { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>sandboxed</permissions instructions>' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context><cwd>/work</cwd></environment_context>' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files here' }] },
+    ];
+    const raw = async (body: unknown) => {
+      const res = await fetch(`${t.url}/openai/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.text()).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.split('\n')[1]!.replace(/^data: /, '')));
+    };
+    const turn1 = (await raw(codex(first))).at(-1);
+    expect(turn1.type).toBe('response.completed');
+    const call = turn1.response.output.find((o: any) => o.type === 'function_call');
+    expect(call).toMatchObject({ name: 'shell' });
+    expect(Array.isArray(JSON.parse(call.arguments).command)).toBe(true);
+    const turn2 = (await raw(codex([
+      ...first,
+      { type: 'reasoning', id: 'rs_1', summary: [], content: null, encrypted_content: 'gAAAA…' },
+      call,
+      { type: 'function_call_output', call_id: call.call_id, output: 'README.md\nsrc' },
+    ]))).at(-1);
+    expect(turn2.response.output.map((o: any) => o.type)).toEqual(['message']);
+    expect(turn2.response.output[0].content[0].text).toContain('The shell tool returned: README.md');
+    expect(await client().responses.retrieve(turn2.response.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
   it('a failure after output started ends the stream with response.failed (not stored); one before is a plain HTTP error; a reader that leaves aborts the upstream call', async () => {
     const k = await freshKey();
     up.reset();

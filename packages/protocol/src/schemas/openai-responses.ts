@@ -22,13 +22,13 @@ const Content = Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Array(Pa
 export const ResponseInputItemSchema = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 64, description: '`message` (the default when `role` is set), `function_call` or `function_call_output`.' })),
   role: Type.Optional(Type.String({ maxLength: 32, description: 'A message: `user`, `assistant`, `system` or `developer`.' })),
-  content: Type.Optional(Content),
+  content: Type.Optional(Type.Union([Content, Type.Null()])),
   id: Type.Optional(Type.String({ maxLength: 256 })),
   status: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
   call_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A function call\'s id (`function_call`), or the call an output answers (`function_call_output`).' })),
   name: Type.Optional(Type.String({ maxLength: 256 })),
   arguments: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'A function call\'s arguments as JSON text.' })),
-  output: Type.Optional(Content),
+  output: Type.Optional(Type.Union([Content, Type.Null()])),
 }, { description: 'An input item: a message (`role`, `content`), a `function_call` the model made earlier, or a `function_call_output` (`call_id`, `output`).' });
 
 const JsonSchemaObject = (description: string) => Type.Unsafe<Record<string, unknown>>({ type: 'object', description, errorMessage: 'must be a JSON schema (an object)' });

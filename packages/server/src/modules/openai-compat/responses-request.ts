@@ -62,7 +62,7 @@ export function toInputMessages(input: ResponsesBody['input']): { messages: Chat
       case 'message': {
         const role = ROLES[item.role as keyof typeof ROLES];
         if (!role) throw invalid(`${at}.role`, 'must be "user", "assistant", "system" or "developer"');
-        if (item.content === undefined) throw invalid(`${at}.content`, 'is required on a message');
+        if (item.content == null) throw invalid(`${at}.content`, 'is required on a message');
         messages.push({ role, content: textOf(item.content, `${at}.content`) });
         return;
       }
@@ -78,7 +78,7 @@ export function toInputMessages(input: ResponsesBody['input']): { messages: Chat
       }
       case 'function_call_output': {
         if (item.call_id === undefined) throw invalid(`${at}.call_id`, 'is required on a function_call_output item');
-        if (item.output === undefined) throw invalid(`${at}.output`, 'is required on a function_call_output item');
+        if (item.output == null) throw invalid(`${at}.output`, 'is required on a function_call_output item');
         messages.push({ role: 'tool', content: textOf(item.output, `${at}.output`), toolCallId: item.call_id });
         outputs.push({ callId: item.call_id, param: `${at}.call_id` });
         return;

@@ -222,6 +222,23 @@ describe('other back-ends', () => {
     expect(streamed).toMatchObject({ model: 'gpt-test', content: [{ type: 'text', text: 'streamed answer' }], stop_reason: 'end_turn' });
   });
 
+  it('parallel tool calls from an OpenAI-compatible upstream are one tool_use block each, JSON and streamed', async () => {
+    openaiUp.reset();
+    openaiUp.script({ reply: '', toolCalls: [{ id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius","days":1}' }, { id: 'call_b', name: 'search_docs', arguments: '{"query":"umbrella"}' }] });
+    const want = [
+      { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris', unit: 'celsius', days: 1 } },
+      { type: 'tool_use', id: 'toolu_b', name: 'search_docs', input: { query: 'umbrella' } },
+    ];
+    const json = await client().messages.create({ model: 'gpt-test', max_tokens: 200, messages: [ask], tools });
+    expect(json).toMatchObject({ stop_reason: 'tool_use', content: want });
+    const streamed = await client().messages.stream({ model: 'gpt-test', max_tokens: 200, messages: [ask], tools }).finalMessage();
+    expect(streamed).toMatchObject({ stop_reason: 'tool_use', content: want });
+    const events = await rawEvents({ model: 'gpt-test', max_tokens: 200, messages: [ask], tools });
+    expect(events.filter(([e]) => e === 'content_block_start').map(([, d]) => [d.index, d.content_block.id])).toEqual([[0, 'toolu_a'], [1, 'toolu_b']]);
+    expect(events.filter(([e]) => e === 'content_block_stop').map(([, d]) => d.index)).toEqual([0, 1]);
+    openaiUp.reset();
+  });
+
   it('top_k on a model that cannot take it is a 400 naming top_k; an Anthropic upstream takes it', async () => {
     const refused = await client().messages.create({ model: 'gpt-test', max_tokens: 10, top_k: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Anthropic.BadRequestError);

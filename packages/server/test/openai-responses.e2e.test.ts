@@ -6,6 +6,9 @@
  * shape, and the translation of a Responses request into chat completions for an OpenAI-compatible upstream.
  * On SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Ajv from 'ajv';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +17,10 @@ import { startAnthropicFake } from './fakes/anthropic-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { loadNodeLlamaCpp } from '../src/providers/llama/llama-provider.js';
+import { writeTinyGguf } from '../src/providers/llama/tiny-gguf.js';
+
+const llamaInstalled = Boolean(await loadNodeLlamaCpp());
 
 const ajv = new Ajv.default({ strict: false, allErrors: true });
 
@@ -51,7 +58,13 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
   beforeAll(async () => {
     up = await startOpenAIFake();
     anthropicUp = await startAnthropicFake();
-    t = await startTestServer({ dialect, env: { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' } });
+    const env: Record<string, string> = { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' };
+    if (llamaInstalled) {
+      const file = join(mkdtempSync(join(tmpdir(), 'codeloom-gguf-')), 'tiny.gguf');
+      await writeTinyGguf(file, { seed: 7 });
+      env.CODELOOM_LLAMA_MODEL = file;
+    }
+    t = await startTestServer({ dialect, env });
     ({ token: session } = await registerUser(t.url, { ip: nextIp() }));
     const res = await request(`${t.url}/api/v1/api-keys`, { token: session, body: { name: 'codex' } });
     expect(res.status, res.text).toBe(201);
@@ -444,6 +457,15 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
       expect(res.headers.get('allow')).toBe(allow);
       expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
     }
+  });
+
+  it.skipIf(!llamaInstalled)('a model that cannot honour tools, function call items or text.format is a 400 naming the field in the Responses API\'s terms', async () => {
+    const c = client();
+    await expect(c.responses.create({ model: 'local', input: 'x', tools })).rejects.toMatchObject({ status: 400, param: 'tools' });
+    await expect(c.responses.create({ model: 'local', input: 'x', text: { format: { type: 'json_object' } } })).rejects.toMatchObject({ status: 400, param: 'text.format' });
+    await expect(c.responses.create({ model: 'local', input: [{ role: 'user', content: 'x' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'r' }] }))
+      .rejects.toMatchObject({ status: 400, param: 'input' });
+    await expect(c.responses.create({ model: 'local', input: 'x', tools, stream: true })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('an upstream 400 keeps its code; errors are OpenAI\'s shape naming the parameter', async () => {

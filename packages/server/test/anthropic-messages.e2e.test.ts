@@ -379,6 +379,10 @@ describe('errors in Anthropic\'s shape', () => {
     expect(method.status).toBe(405);
     expect(method.headers.get('allow')).toBe('POST');
     expect(await method.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    // A routing failure (bad percent-encoding) under /anthropic too.
+    const encoding = await fetch(`${t.url}/anthropic/v1/models/%E0%A4%A`, { headers: { 'x-api-key': key } });
+    expect(encoding.status).toBe(400);
+    expect(await encoding.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
     // Unknown routes under /anthropic answer in Anthropic's shape too.
     const route = await post('complete', { prompt: 'x' });
     expect(route.status).toBe(404);

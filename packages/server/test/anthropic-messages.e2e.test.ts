@@ -192,6 +192,38 @@ describe('messages against the sandbox model', () => {
   });
 });
 
+describe('a request shaped as Claude Code sends it', () => {
+  // System and text blocks with cache_control, tools with draft-07 schemas, metadata.user_id, temperature 1,
+  // max_tokens 32000, streamed; then the tool_result turn.
+  const bash = {
+    name: 'Bash', description: 'Executes a given bash command in a persistent shell session.',
+    input_schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false, required: ['command'],
+      properties: { command: { type: 'string', description: 'The command to execute' }, timeout: { type: 'number' }, description: { type: 'string' }, run_in_background: { type: 'boolean' } } },
+  };
+  const read = { name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'], additionalProperties: false } };
+  const body = (messages: unknown[]) => ({
+    model: 'sandbox', max_tokens: 32000, temperature: 1, stream: true,
+    metadata: { user_id: `user_${'a'.repeat(64)}_account_00000000-0000-4000-8000-000000000000_session_00000000-0000-4000-8000-000000000001` },
+    system: [{ type: 'text', text: 'You are Claude Code, Anthropic\'s official CLI for Claude.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'You are an interactive CLI tool that helps users with software engineering tasks.', cache_control: { type: 'ephemeral' } }],
+    tools: [bash, { ...read, cache_control: { type: 'ephemeral' } }],
+    messages,
+  });
+
+  it('is served: a Bash tool_use with schema-valid input, then text after the tool_result', async () => {
+    const first = [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>This is a reminder.</system-reminder>' }, { type: 'text', text: 'list the files here', cache_control: { type: 'ephemeral' } }] }];
+    const events = await rawEvents(body(first));
+    const final = await client().messages.stream(body(first) as any).finalMessage();
+    expect(final.stop_reason).toBe('tool_use');
+    const use = final.content[0] as Anthropic.ToolUseBlock;
+    expect(use).toMatchObject({ type: 'tool_use', name: 'Bash' });
+    expect(ajv.validate(bash.input_schema, use.input), JSON.stringify(ajv.errors)).toBe(true);
+    expect(events.at(-1)![0]).toBe('message_stop');
+    const second = await client().messages.stream(body([...first, { role: 'assistant', content: final.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'README.md\npackage.json', is_error: false }] }]) as any).finalMessage();
+    expect(second.stop_reason).toBe('end_turn');
+    expect((second.content[0] as Anthropic.TextBlock).text).toContain('README.md');
+  });
+});
+
 describe('other back-ends', () => {
   it('an OpenAI-compatible upstream: system, tools and tool_choice translated; its tool call is a tool_use block whose id comes back in the tool_result', async () => {
     openaiUp.reset();

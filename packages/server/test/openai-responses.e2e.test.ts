@@ -10,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
@@ -17,6 +18,7 @@ import { startAnthropicFake } from './fakes/anthropic-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
 import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
+import { hostileJson, hostileString } from './fuzz/hostile-values.js';
 import { loadNodeLlamaCpp } from '../src/providers/llama/llama-provider.js';
 import { writeTinyGguf } from '../src/providers/llama/tiny-gguf.js';
 
@@ -466,6 +468,33 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     await expect(c.responses.create({ model: 'local', input: [{ role: 'user', content: 'x' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'r' }] }))
       .rejects.toMatchObject({ status: 400, param: 'input' });
     await expect(c.responses.create({ model: 'local', input: 'x', tools, stream: true })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
+  it('hostile request bodies are 2xx or 4xx in OpenAI\'s shape, never a 5xx (property test)', async () => {
+    const k = await freshKey();
+    const value = fc.oneof(hostileString, hostileJson, fc.constant(null));
+    const part = fc.record({ type: fc.oneof(fc.constantFrom('input_text', 'output_text', 'input_image', 'refusal'), hostileString), text: fc.option(value, { nil: undefined }) }, { requiredKeys: [] });
+    const item = fc.oneof(
+      fc.record({ role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool'), hostileString), content: fc.oneof(value, fc.array(part, { maxLength: 3 })), type: fc.option(fc.constantFrom('message', 'function_call', 'reasoning', 'item_reference'), { nil: undefined }) }, { requiredKeys: [] }),
+      fc.record({ type: fc.constantFrom('function_call', 'function_call_output'), call_id: fc.oneof(fc.constantFrom('c1', 'call_x'), hostileString), name: fc.oneof(fc.constant('get_weather'), hostileString), arguments: fc.oneof(fc.constant('{"city":"x"}'), hostileString), output: fc.oneof(value, fc.array(part, { maxLength: 2 })) }, { requiredKeys: ['type'] }),
+    );
+    const body = fc.record({
+      model: fc.oneof(fc.constantFrom('sandbox', 'gpt-test', 'claude-test'), hostileString),
+      input: fc.oneof(hostileString, fc.array(item, { maxLength: 4 }), value),
+      instructions: value, tools: fc.oneof(value, fc.constant(tools), fc.array(fc.record({ type: fc.oneof(fc.constant('function'), hostileString), name: hostileString, parameters: value, strict: value }, { requiredKeys: [] }), { maxLength: 2 })),
+      tool_choice: fc.oneof(fc.constantFrom('auto', 'none', 'required'), fc.record({ type: fc.oneof(fc.constant('function'), hostileString), name: hostileString }, { requiredKeys: [] }), value),
+      max_output_tokens: fc.oneof(fc.integer({ min: -5, max: 200 }), value), temperature: value,
+      text: fc.oneof(value, fc.record({ format: fc.record({ type: fc.oneof(fc.constantFrom('text', 'json_object', 'json_schema'), hostileString), name: hostileString, schema: fc.oneof(fc.constant(PLAN), value) }, { requiredKeys: [] }) })),
+      stream: fc.oneof(fc.boolean(), value), previous_response_id: fc.oneof(hostileString, value), store: fc.oneof(fc.boolean(), value), metadata: value,
+    }, { requiredKeys: [] });
+    up.reset();
+    anthropicUp.reset();
+    await fc.assert(fc.asyncProperty(body, async (b) => {
+      const res = await fetch(`${t.url}/openai/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(b) });
+      const text = await res.text();
+      expect(res.status, text).toBeLessThan(500);
+      if (res.status >= 400) expect(JSON.parse(text).error, text).toMatchObject({ message: expect.any(String), type: expect.any(String) });
+    }), { numRuns: 150 });
   });
 
   it('an upstream 400 keeps its code; errors are OpenAI\'s shape naming the parameter', async () => {

@@ -8,11 +8,13 @@
 // stopped with SIGTERM (exit 0, "Codeloom stopped"). It runs when podman, runc and mmdebstrap are
 // installed (.ci/run installs them) and podman can start a container; otherwise it says why.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { freePort } from './helpers/private-redis.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -135,6 +137,75 @@ async function json(res: Response): Promise<any> {
   try { return JSON.parse(text); } catch { throw new Error(`not JSON (${res.status}): ${text.slice(0, 300)}`); }
 }
 
+/**
+ * Stand-ins for the official postgres, redis and nginx images compose.yaml names (which cannot be pulled
+ * here): Debian's packages on the stand-in base, behaving as the official images do where compose.yaml
+ * relies on it (POSTGRES_USER/PASSWORD/DB create the role and database on first start and PostgreSQL
+ * listens on every address; redis-server answers other containers; nginx reads conf.d/default.conf).
+ */
+let SERVICE_IMAGES = { postgres: '', redis: '', nginx: '' };
+const POSTGRES_ENTRYPOINT = `#!/bin/sh
+set -e
+BIN=$(ls -d /usr/lib/postgresql/*/bin | tail -n1)
+PGDATA=/var/lib/postgresql/data
+mkdir -p "$PGDATA" /run/postgresql && chown -R postgres:postgres "$PGDATA" /run/postgresql
+as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+if [ ! -e "$PGDATA/.initialized" ]; then
+  find "$PGDATA" -mindepth 1 -delete
+  printf '%s\\n' "$POSTGRES_PASSWORD" > /run/postgresql/pw && chown postgres /run/postgresql/pw
+  as_postgres "$BIN/initdb" -D "$PGDATA" -U "$POSTGRES_USER" --pwfile=/run/postgresql/pw --auth-host=scram-sha-256 --auth-local=trust >/dev/null
+  rm /run/postgresql/pw
+  echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
+  echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
+  as_postgres "$BIN/pg_ctl" -D "$PGDATA" -w -o "-c listen_addresses=''" start >/dev/null
+  as_postgres "$BIN/psql" -q -h /run/postgresql -p 5432 -U "$POSTGRES_USER" -d postgres -c "CREATE DATABASE \\"$POSTGRES_DB\\""
+  as_postgres "$BIN/pg_ctl" -D "$PGDATA" -w stop >/dev/null
+  touch "$PGDATA/.initialized"
+fi
+exec setpriv --reuid=postgres --regid=postgres --init-groups "$BIN/postgres" -D "$PGDATA"
+`;
+
+async function buildServiceImages(): Promise<void> {
+  const containerfile = serviceContainerfile();
+  // Tagged by day and content: a changed stand-in is rebuilt, an unchanged one reused.
+  const version = `${day}-${createHash('sha256').update(containerfile + POSTGRES_ENTRYPOINT).digest('hex').slice(0, 10)}`;
+  SERVICE_IMAGES = { postgres: `localhost/codeloom-test-postgres:${version}`, redis: `localhost/codeloom-test-redis:${version}`, nginx: `localhost/codeloom-test-nginx:${version}` };
+  const exists = await Promise.all(Object.values(SERVICE_IMAGES).map(async (i) => (await podman(['image', 'exists', i])).status === 0));
+  if (exists.every(Boolean)) return;
+  const ctx = join(CACHE, 'services-context');
+  rmSync(ctx, { recursive: true, force: true });
+  mkdirSync(ctx, { recursive: true });
+  writeFileSync(join(ctx, 'postgres-entrypoint'), POSTGRES_ENTRYPOINT, { mode: 0o755 });
+  writeFileSync(join(ctx, 'Containerfile'), containerfile);
+  for (const [target, image] of Object.entries(SERVICE_IMAGES)) {
+    await must(`the stand-in ${target} image`, podman(['build', '--network', 'host', '--format', 'docker', '--target', target, '-t', image, ctx], 10 * 60_000));
+  }
+}
+
+function serviceContainerfile(): string {
+  return [
+    `FROM ${BASE_IMAGE} AS services`,
+    // Debian's own cluster (and its port bookkeeping) is dropped: the entry point makes the one cluster, on 5432.
+    'RUN apt-get update && apt-get install -y --no-install-recommends postgresql redis-server nginx && rm -rf /var/lib/apt/lists/* /etc/nginx/sites-enabled/*'
+      + ' && pg_dropcluster --stop $(ls /etc/postgresql) main',
+    'FROM services AS postgres',
+    'ENV PGHOST=/run/postgresql PGPORT=5432',
+    'COPY postgres-entrypoint /usr/local/bin/postgres-entrypoint',
+    'ENTRYPOINT ["/usr/local/bin/postgres-entrypoint"]',
+    'FROM services AS redis',
+    'WORKDIR /data',
+    // The official image turns protected mode off when started without a configuration file.
+    'ENTRYPOINT ["/bin/sh", "-c", "exec \\"$@\\" --protected-mode no", "redis"]',
+    'CMD ["redis-server"]',
+    'FROM services AS nginx',
+    'CMD ["nginx", "-g", "daemon off;"]',
+    '',
+  ].join('\n');
+}
+
+const haveCompose = spawnSync('sh', ['-c', 'command -v podman-compose'], { stdio: 'ignore' }).status === 0;
+let composeDown: (() => Promise<void>) | undefined;
+
 describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
   beforeAll(async () => {
     let t = Date.now();
@@ -148,6 +219,7 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
   }, BUILD_TIMEOUT + 15 * 60_000);
 
   afterAll(async () => {
+    if (composeDown) await composeDown();
     for (const n of ['a', 'b']) await podman(['rm', '-f', '-t', '0', `${tag}-${n}`]);
     await podman(['volume', 'rm', '-f', `${tag}-data`]);
     console.log(`container image test timings (ms): ${JSON.stringify(timings)}`);
@@ -211,4 +283,110 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
     await must('podman stop', podman(['stop', '-t', '40', `${tag}-b`], 60_000));
     expect((await podman(['inspect', '--format', '{{.State.ExitCode}}', `${tag}-b`])).stdout.trim()).toBe('0');
   }, 5 * 60_000);
+  it('compose.yaml: PostgreSQL, Redis, three instances and nginx come up with podman-compose; one origin serves JSON, SSE and WebSocket, and survives two instances stopping', async (ctx) => {
+    if (unavailable) ctx.skip(unavailable);
+    if (!haveCompose) {
+      console.log('skipping the compose smoke test: podman-compose is not installed (apt-get install -y podman-compose; .ci/run does)');
+      ctx.skip('podman-compose is not installed');
+    }
+    let t = Date.now();
+    await buildServiceImages();
+    timings.serviceImages = Date.now() - t;
+    const dir = join(CACHE, `compose-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    // podman-compose runs plain `podman`: the runtime, cgroup manager and ulimits these machines need come from a containers.conf.
+    writeFileSync(join(dir, 'containers.conf'), '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n');
+    // Only the images change: the stand-ins, and the image built above for the three instances.
+    const instances = ['codeloom-1', 'codeloom-2', 'codeloom-3'];
+    writeFileSync(join(dir, 'override.yaml'), [
+      'services:',
+      `  postgres: { image: "${SERVICE_IMAGES.postgres}" }`,
+      `  redis: { image: "${SERVICE_IMAGES.redis}" }`,
+      `  proxy: { image: "${SERVICE_IMAGES.nginx}" }`,
+      ...instances.map((n) => `  ${n}: { image: "${IMAGE}" }`),
+      '',
+    ].join('\n'));
+    const port = await freePort();
+    const project = `cltest${process.pid}`;
+    const env = { ...process.env, CONTAINERS_CONF: join(dir, 'containers.conf'), CODELOOM_PORT: String(port), POSTGRES_PASSWORD: `pw${process.pid}x`, CODELOOM_PUBLIC_URL: `http://127.0.0.1:${port}` };
+    const compose = (args: string[], timeout = 5 * 60_000) => new Promise<Ran>((resolve) => {
+      const started = Date.now();
+      const child = spawn('podman-compose', ['-p', project, '-f', join(ROOT, 'compose.yaml'), '-f', join(dir, 'override.yaml'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.stderr.on('data', (d) => { stderr += d; });
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+      child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr, ms: Date.now() - started }); });
+    });
+    composeDown = async () => {
+      // `down -v` removes the named volumes; the instances' anonymous /data volumes and the network are removed here.
+      const ids = (await podman(['ps', '-aq', '--filter', `label=io.podman.compose.project=${project}`])).stdout.split('\n').filter(Boolean);
+      const mounts = ids.length ? (await podman(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{end}}', ...ids])).stdout.split(/\s+/).filter(Boolean) : [];
+      await compose(['down', '-v', '-t', '5'], 3 * 60_000);
+      for (const volume of new Set(mounts)) await podman(['volume', 'rm', '-f', volume]);
+      await podman(['network', 'rm', '-f', `${project}_default`]);
+      rmSync(dir, { recursive: true, force: true });
+    };
+    t = Date.now();
+    await must('podman-compose up', compose(['up', '-d']));
+    const base = `http://127.0.0.1:${port}`;
+    const until = Date.now() + 180_000;
+    let ready = 0;
+    while (Date.now() < until && ready < 3) {
+      // Three ready answers in a row: nginx spreads them over the instances.
+      try { ready = (await fetch(`${base}/readyz`)).status === 200 ? ready + 1 : 0; } catch { ready = 0; }
+      if (ready < 3) await new Promise((r) => setTimeout(r, 500));
+    }
+    if (ready < 3) {
+      const ps = await podman(['ps', '-a', '--filter', `label=io.podman.compose.project=${project}`, '--format', '{{.Names}} {{.Status}}']);
+      const logs = await Promise.all([...instances, 'postgres', 'redis', 'proxy'].map(async (n) => `--- ${n}\n${tail((await podman(['logs', `${project}_${n}_1`])).stdout + (await podman(['logs', `${project}_${n}_1`])).stderr, 15)}`));
+      throw new Error(`the stack did not become ready through the proxy within 180 s:\n${ps.stdout}\n${logs.join('\n')}`);
+    }
+    timings.composeUp = Date.now() - t;
+
+    const reg = await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'compose@example.com', password: 'correct horse battery', name: 'Compose' }) });
+    expect(reg.status).toBe(201);
+    const { token } = await json(reg);
+    const auth = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    // Six calls round-robin over three instances: each accepts a token another one issued (one database, one signing key).
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${base}/api/v1/generate`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: `CLI that counts words ${i}`, language: 'python' }) });
+      expect(res.status).toBe(200);
+    }
+    // Server-Sent Events through nginx: several token events, then the final one.
+    const sse = await fetch(`${base}/api/v1/generate`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'REST API for todos', language: 'typescript', stream: true }) });
+    expect(sse.status).toBe(200);
+    expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = [...(await sse.text()).matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(events.filter((e) => e === 'token').length).toBeGreaterThan(3);
+    expect(events.at(-1)).toBe('complete');
+    // The WebSocket channel through nginx (the upgrade passes).
+    const frames = await new Promise<string[]>((resolve, reject) => {
+      const seen: string[] = [];
+      const ws = new WebSocket(`${base.replace('http', 'ws')}/api/v1/stream`, { headers: { authorization: `Bearer ${token}` } });
+      const timer = setTimeout(() => { ws.terminate(); reject(new Error(`WebSocket: no complete frame within 30 s (saw ${seen.join(', ')})`)); }, 30_000);
+      ws.on('message', (raw) => {
+        const frame = JSON.parse(String(raw));
+        seen.push(frame.event);
+        if (frame.event === 'connected') ws.send(JSON.stringify({ type: 'generate', id: 'r1', prompt: 'bash script that backs up a folder', language: 'bash' }));
+        if (frame.event === 'complete' || frame.event === 'error') { clearTimeout(timer); ws.close(); resolve(seen); }
+      });
+      ws.on('error', (e) => { clearTimeout(timer); reject(e); });
+    });
+    expect(frames[0]).toBe('connected');
+    expect(frames).toContain('token');
+    expect(frames.at(-1)).toBe('complete');
+
+    // Two instances stop (SIGTERM, drained): nginx sends everything to the third, which accepts the same token.
+    t = Date.now();
+    for (const n of ['codeloom-1', 'codeloom-2']) await must(`podman stop ${n}`, podman(['stop', '-t', '40', `${project}_${n}_1`], 60_000));
+    timings.composeStopTwo = Date.now() - t;
+    for (const n of ['codeloom-1', 'codeloom-2']) expect((await podman(['inspect', '--format', '{{.State.ExitCode}}', `${project}_${n}_1`])).stdout.trim()).toBe('0');
+    // Quickly: nginx gives up on a stopped instance's address after proxy_connect_timeout (2 s), not its default 60 s.
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${base}/api/v1/user/profile`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+      expect(res.status).toBe(200);
+    }
+  }, 15 * 60_000);
 });

@@ -172,7 +172,8 @@ describe('compose.yaml, the nginx configuration and the Dockerfile', () => {
     const directives = nginx.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
     for (const d of ['listen 8080;', 'proxy_pass http://codeloom;', 'proxy_http_version 1.1;', 'proxy_set_header Upgrade $http_upgrade;',
       'proxy_set_header Connection $connection_upgrade;', 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-      'proxy_set_header X-Forwarded-Proto $scheme;', 'proxy_buffering off;', 'proxy_cache off;', 'gzip off;']) expect(directives).toContain(d);
+      'proxy_set_header X-Forwarded-Proto $scheme;', 'proxy_buffering off;', 'proxy_cache off;', 'gzip off;',
+      'proxy_connect_timeout 2s;', 'proxy_next_upstream error timeout http_503;']) expect(directives).toContain(d);
     expect(nginx).toMatch(/map \$http_upgrade \$connection_upgrade \{\s*default upgrade;\s*'' +'';\s*\}/);
     expect(Number(/proxy_read_timeout (\d+)s;/.exec(nginx)![1])).toBeGreaterThanOrEqual(600);
     // Braces balance (a stray one stops nginx at start).

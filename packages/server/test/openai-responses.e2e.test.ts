@@ -182,6 +182,10 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
       [{ role: 'user', content: 'Question one?' }, { role: 'assistant', content: 'First answer.' }, { role: 'user', content: 'Question two?' }],
       [{ role: 'system', content: 'Now be kind.' }, { role: 'user', content: 'Question one?' }, { role: 'assistant', content: 'First answer.' }, { role: 'user', content: 'Question two?' }, { role: 'assistant', content: 'Second answer.' }, { role: 'user', content: 'Question three?' }],
     ]);
+    // Each stored response holds the conversation up to it: deleting an earlier one does not break a later one.
+    await client().responses.delete(first.id);
+    await client().responses.create({ model: 'gpt-test', previous_response_id: second.id, input: 'Question four?' });
+    expect(up.requests[3]!.body.messages.map((m: { content: string }) => m.content)).toEqual(['Question one?', 'First answer.', 'Question two?', 'Second answer.', 'Question four?']);
   });
 
   it('store: false is answered but not kept; another organization\'s response is a 404; delete answers OpenAI\'s deleted object', async () => {

@@ -272,7 +272,10 @@ export function runStoreConformance(name: string, createStore: () => Promise<{ s
         expect(await store.responses.get(scope, 'resp_old', new Date().toISOString())).toBeUndefined();
         expect(await store.responses.delete({ orgId: b.org.id, environment: 'production' }, 'resp_live', now)).toBe(false);
         expect(await store.responses.delete(scope, 'resp_old', new Date().toISOString())).toBe(false);
-        expect(await store.responses.deleteExpired(new Date().toISOString())).toBe(1);
+        await store.responses.insert(row('resp_old2', inSeconds(-2)));
+        await store.responses.insert(row('resp_old3', inSeconds(-3)));
+        expect(await store.responses.deleteExpired(new Date().toISOString(), 2)).toBe(3);
+        expect(await store.responses.deleteExpired(new Date().toISOString(), 2)).toBe(0);
         expect(await store.responses.delete(scope, 'resp_live', now)).toBe(true);
         expect(await store.responses.delete(scope, 'resp_live', now)).toBe(false);
         expect(await store.responses.get({ ...scope, environment: 'sandbox' }, 'resp_sbx', now)).toBeDefined();

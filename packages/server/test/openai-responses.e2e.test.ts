@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake } from './fakes/openai-fake.js';
 import { startAnthropicFake } from './fakes/anthropic-fake.js';
 import type { FakeVendor } from './fakes/fake-vendor.js';
-import { startTestServer, nextIp, TEST_DATABASE_URL, type TestServer } from './helpers/test-server.js';
+import { startTestServer, nextIp, TEST_DATABASE_URL, uniqueName, type TestServer } from './helpers/test-server.js';
+import { dropPgSchema } from './helpers/pg-schema.js';
 import { registerUser, request } from './helpers/http.js';
 import { hostileJson, hostileString } from './fuzz/hostile-values.js';
 import { loadNodeLlamaCpp } from '../src/providers/llama/llama-provider.js';
@@ -537,3 +538,31 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
 
 describe('Responses API (SQLite)', () => responsesSuite('sqlite'));
 describe.skipIf(!TEST_DATABASE_URL)('Responses API (PostgreSQL)', () => responsesSuite('postgres'));
+
+describe.skipIf(!TEST_DATABASE_URL)('stored responses: the cleanup job (PostgreSQL, two server lives on one schema)', () => {
+  it('a server starting up deletes the responses that expired while it was down', async () => {
+    const pgSchema = uniqueName('resp');
+    try {
+      const first = await startTestServer({ dialect: 'postgres', pgSchema });
+      const { token } = await registerUser(first.url, { ip: nextIp() });
+      const k = (await request(`${first.url}/api/v1/api-keys`, { token, body: { name: 'k' } })).body.key as string;
+      const c = new OpenAI({ apiKey: k, baseURL: `${first.url}/openai/v1`, maxRetries: 0 });
+      const gone = await c.responses.create({ model: 'sandbox', input: 'Hello' });
+      const kept = await c.responses.create({ model: 'sandbox', input: 'Hello' });
+      await first.server.ctx.store.handle.db.updateTable('responses').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', gone.id).execute();
+      await first.close();
+
+      const second = await startTestServer({ dialect: 'postgres', pgSchema });
+      try {
+        const ids = async () => (await second.server.ctx.store.handle.db.selectFrom('responses').select('id').execute()).map((r) => r.id);
+        const deadline = Date.now() + 5000;
+        while ((await ids()).includes(gone.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(await ids()).toEqual([kept.id]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await dropPgSchema(pgSchema);
+    }
+  });
+});

@@ -10,6 +10,7 @@ const { benchStream } = await import('../bench/stream.bench.mjs');
 const { benchRuns } = await import('../bench/runs.bench.mjs');
 const { benchParse } = await import('../bench/parse.bench.mjs');
 const { benchSpend } = await import('../bench/spend.bench.mjs');
+const { benchCodecs } = await import('../bench/codecs.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
@@ -19,6 +20,8 @@ const suites = {
   runs: () => benchRuns(),
   // parseFencedFiles on 1 MB and 2 MB answers, realistic and hostile: µs/KB and whether the time grows linearly.
   parse: () => benchParse(),
+  // The wire-format codecs (Anthropic Messages, OpenAI chat) on a short request and a Claude Code turn: CPU µs per call (target ≤ 50).
+  codecs: () => benchCodecs(),
   // pass@1 of BENCH_EVAL_MODEL (default: the sandbox model) on the eval's 40 tasks, verified in the sandbox.
   eval: async () => (await import('./eval.mjs')).runEval({ model: process.env.BENCH_EVAL_MODEL ?? 'sandbox' }),
 };

@@ -32,9 +32,12 @@ function unsupportedBlock(type: string): string {
   return `"${type}" blocks are not supported: Codeloom carries text, tool_use and tool_result blocks`;
 }
 
-/** The text of a text block (`citations` and `cache_control` are hints Codeloom does not act on). */
-function textOf(block: Block, param: string): string {
-  if (typeof block.text !== 'string') throw invalid(`${param}.text`, 'Field required (a string)');
+/**
+ * The text of a text block (`citations` and `cache_control` are hints Codeloom does not act on). `param` names
+ * the block, made only for an error (a long conversation has hundreds of blocks and is read on every call).
+ */
+function textOf(block: Block, param: () => string): string {
+  if (typeof block.text !== 'string') throw invalid(`${param()}.text`, 'Field required (a string)');
   return block.text;
 }
 
@@ -44,20 +47,23 @@ export function systemText(system: AnthropicMessagesBody['system']): string | un
   if (typeof system === 'string') return system;
   return system.map((b, i) => {
     if (b.type !== 'text') throw invalid(`system.${i}.type`, `must be "text" (${unsupportedBlock(b.type)})`);
-    return textOf(b, `system.${i}`);
+    return textOf(b, () => `system.${i}`);
   }).join('\n\n');
 }
 
 /** A tool result's content: a string, or text blocks (joined); absent is empty. */
-function toolResultText(content: unknown, param: string): string {
+function toolResultText(content: unknown, param: () => string): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw invalid(param, 'must be a string or an array of text blocks');
-  return content.map((b: unknown, k) => {
-    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`${param}.${k}`, 'must be a content block (an object with a "type")');
-    if (b.type !== 'text') throw invalid(`${param}.${k}.type`, `must be "text" (${unsupportedBlock(b.type)})`);
-    return textOf(b as Block, `${param}.${k}`);
-  }).join('');
+  if (!Array.isArray(content)) throw invalid(param(), 'must be a string or an array of text blocks');
+  let text = '';
+  for (let k = 0; k < content.length; k++) {
+    const b: unknown = content[k];
+    if (!isObject(b) || typeof b.type !== 'string') throw invalid(`${param()}.${k}`, 'must be a content block (an object with a "type")');
+    if (b.type !== 'text') throw invalid(`${param()}.${k}.type`, `must be "text" (${unsupportedBlock(b.type)})`);
+    text += textOf(b as Block, () => `${param()}.${k}`);
+  }
+  return text;
 }
 
 /** Anthropic's messages as ours. */
@@ -72,24 +78,24 @@ export function toMessages(messages: AnthropicMessagesBody['messages']): ChatMes
     const calls: ToolCall[] = [];
     const results: ChatMessage[] = [];
     m.content.forEach((b, j) => {
-      const param = `messages.${i}.content.${j}`;
+      const param = () => `messages.${i}.content.${j}`;
       switch (b.type) {
         case 'text':
           texts.push(textOf(b, param));
           return;
         case 'tool_use': {
-          if (m.role !== 'assistant') throw invalid(`${param}.type`, 'tool_use blocks are only allowed in assistant messages');
-          if (typeof b.id !== 'string' || b.id === '') throw invalid(`${param}.id`, 'Field required (a string)');
-          if (typeof b.name !== 'string' || b.name === '') throw invalid(`${param}.name`, 'Field required (a string)');
-          if (!isObject(b.input)) throw invalid(`${param}.input`, 'must be an object');
+          if (m.role !== 'assistant') throw invalid(`${param()}.type`, 'tool_use blocks are only allowed in assistant messages');
+          if (typeof b.id !== 'string' || b.id === '') throw invalid(`${param()}.id`, 'Field required (a string)');
+          if (typeof b.name !== 'string' || b.name === '') throw invalid(`${param()}.name`, 'Field required (a string)');
+          if (!isObject(b.input)) throw invalid(`${param()}.input`, 'must be an object');
           calls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
           return;
         }
         case 'tool_result': {
-          if (m.role !== 'user') throw invalid(`${param}.type`, 'tool_result blocks are only allowed in user messages');
-          if (typeof b.tool_use_id !== 'string' || b.tool_use_id === '') throw invalid(`${param}.tool_use_id`, 'Field required (a string)');
-          if (b.is_error !== undefined && typeof b.is_error !== 'boolean') throw invalid(`${param}.is_error`, 'must be a boolean');
-          const result: ChatMessage = { role: 'tool', content: toolResultText(b.content, `${param}.content`), toolCallId: b.tool_use_id };
+          if (m.role !== 'user') throw invalid(`${param()}.type`, 'tool_result blocks are only allowed in user messages');
+          if (typeof b.tool_use_id !== 'string' || b.tool_use_id === '') throw invalid(`${param()}.tool_use_id`, 'Field required (a string)');
+          if (b.is_error !== undefined && typeof b.is_error !== 'boolean') throw invalid(`${param()}.is_error`, 'must be a boolean');
+          const result: ChatMessage = { role: 'tool', content: toolResultText(b.content, () => `${param()}.content`), toolCallId: b.tool_use_id };
           if (b.is_error === true) result.isError = true;
           results.push(result);
           return;
@@ -98,9 +104,9 @@ export function toMessages(messages: AnthropicMessagesBody['messages']): ChatMes
         case 'redacted_thinking':
           // An earlier turn's thinking: Anthropic itself leaves it out of the context of later turns.
           if (m.role === 'assistant') return;
-          throw invalid(`${param}.type`, `${b.type} blocks are only allowed in assistant messages`);
+          throw invalid(`${param()}.type`, `${b.type} blocks are only allowed in assistant messages`);
         default:
-          throw invalid(`${param}.type`, unsupportedBlock(b.type));
+          throw invalid(`${param()}.type`, unsupportedBlock(b.type));
       }
     });
     if (m.role === 'assistant') {

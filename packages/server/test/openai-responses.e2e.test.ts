@@ -61,7 +61,7 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
   beforeAll(async () => {
     up = await startOpenAIFake();
     anthropicUp = await startAnthropicFake();
-    const env: Record<string, string> = { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test', ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' };
+    const env: Record<string, string> = { OPENAI_BASE_URL: `${up.url}/v1`, OPENAI_API_KEY: 'sk-up', CODELOOM_OPENAI_MODELS: 'gpt-test,gpt-flaky', CODELOOM_MODEL_FALLBACKS: 'gpt-flaky=claude-test', ANTHROPIC_BASE_URL: anthropicUp.url, ANTHROPIC_API_KEY: 'sk-ant-up', CODELOOM_ANTHROPIC_MODELS: 'claude-test', CODELOOM_DEFAULT_MODEL: 'sandbox', CODELOOM_UPSTREAM_RETRIES: '0' };
     if (llamaInstalled) {
       const file = join(mkdtempSync(join(tmpdir(), 'codeloom-gguf-')), 'tiny.gguf');
       await writeTinyGguf(file, { seed: 7 });
@@ -420,6 +420,24 @@ function responsesSuite(dialect: 'sqlite' | 'postgres') {
     const stream = await client(k).responses.create({ model: 'gpt-test', input: 'x', stream: true }, { signal: ctl.signal });
     for await (const e of stream) if (e.type === 'response.output_text.delta') { ctl.abort(); break; }
     await up.waitForAborts(1);
+  });
+
+  it('fallbacks apply: an upstream failing before the first token is served by the fallback, named in the response\'s model, JSON and streamed', async () => {
+    const k = await freshKey();
+    for (const stream of [false, true]) {
+      up.reset();
+      anthropicUp.reset();
+      up.script({ failNext: { count: 1, status: 503 } });
+      anthropicUp.script({ reply: 'From the fallback.' });
+      const r = stream
+        ? await client(k).responses.stream({ model: 'gpt-flaky', input: 'x', tools }).finalResponse()
+        : await client(k).responses.create({ model: 'gpt-flaky', input: 'x', tools });
+      expect(r.model, `stream ${stream}`).toBe('claude-test');
+      expect(r.output_text).toBe('From the fallback.');
+      expect(up.requests).toHaveLength(1);
+      expect(anthropicUp.requests[0]!.body.tools[0].name).toBe('get_weather');
+      expect((await client(k).responses.retrieve(r.id)).model).toBe('claude-test');
+    }
   });
 
   it('limits and budgets apply: a call that can never fit the key\'s tokens-per-minute is a 400 request_too_large; over the window a 429 in OpenAI\'s shape, streaming or not', async () => {

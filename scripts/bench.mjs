@@ -11,11 +11,14 @@ const { benchRuns } = await import('../bench/runs.bench.mjs');
 const { benchParse } = await import('../bench/parse.bench.mjs');
 const { benchSpend } = await import('../bench/spend.bench.mjs');
 const { benchCodecs } = await import('../bench/codecs.bench.mjs');
+const { benchObservability } = await import('../bench/observability.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
   // /generate's CPU per request with a priced model and three budgets on every call, against none (target: within 10 %).
   spend: () => benchSpend({ duration }),
+  // /generate's CPU per request with the request log, metrics and OTLP tracing on, against them off (target: within 10 %); memory over BENCH_MEMORY_SECONDS; bytes per logged call.
+  observability: () => benchObservability({ duration }),
   stream: () => benchStream(),
   runs: () => benchRuns(),
   // parseFencedFiles on 1 MB and 2 MB answers, realistic and hostile: µs/KB and whether the time grows linearly.

@@ -82,10 +82,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // Observability (CONTRACT §12.7): the one report of each model call also writes its request-log row, counts
   // the model metrics and ends its span (tracing only with an OTLP endpoint: otherwise undefined, costing nothing).
   const metrics = createMetrics({ token: config.metricsToken });
-  const tracing = createTracing({ endpoint: config.otlpEndpoint, tracesEndpoint: config.otlpTracesEndpoint, serviceName: config.otelServiceName });
+  const tracing = createTracing({ endpoint: config.otlpEndpoint, tracesEndpoint: config.otlpTracesEndpoint, serviceName: config.otelServiceName, protocol: config.otlpTracesProtocol ?? config.otlpProtocol });
   const usageMeter = new StoreUsageMeter(store.usage, (error) => process.emitWarning(`usage not recorded: ${String(error)}`));
   generation.attachUsage(new ObservedUsageMeter(usageMeter, {
-    logs: store.requestLogs, bodies: config.logBodies as LogBodies, metrics: metrics.model, tracing,
+    logs: config.logCalls ? store.requestLogs : undefined, bodies: config.logBodies as LogBodies, metrics: metrics.model, tracing,
     onError: (error) => process.emitWarning(`request log not written: ${String(error)}`),
   }));
   const logRetention = new LogRetention(store.requestLogs, { days: config.logRetentionDays, redis, lockKey: `${prefix}log-retention`, onError: (error) => process.emitWarning(`request log retention: ${String(error)}`) });

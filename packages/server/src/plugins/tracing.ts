@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 
@@ -13,6 +14,8 @@ export interface TracingSettings {
   tracesEndpoint?: string | undefined;
   /** OTEL_SERVICE_NAME (default "codeloom"). */
   serviceName?: string | undefined;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL: `http/protobuf` (the default, as the specification says) or `http/json`. */
+  protocol?: string | undefined;
   /** Tests: an exporter of their own instead of OTLP/HTTP. */
   exporter?: SpanExporter;
 }
@@ -110,7 +113,7 @@ export function createTracing(settings: TracingSettings): Tracing | undefined {
   const resource = defaultResource().merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName ?? 'codeloom' }));
   // The exporter reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION itself; the batch processor OTEL_BSP_*; the provider OTEL_TRACES_SAMPLER.
-  const exporter = settings.exporter ?? new OTLPTraceExporter({ url: url! });
+  const exporter = settings.exporter ?? (settings.protocol === 'http/json' ? new OTLPJsonExporter({ url: url! }) : new OTLPProtoExporter({ url: url! }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
   return new Tracing(provider);
 }

@@ -1,4 +1,4 @@
-import { SpanKind, type Span } from '@opentelemetry/api';
+import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
 import { AppError } from '../../errors.js';
 import type { ModelMetrics } from '../../plugins/metrics.js';
 import { failSpan, traceparentOf, type Tracing } from '../../plugins/tracing.js';
@@ -48,13 +48,12 @@ export class ObservedUsageMeter implements UsageMeter {
     const tracing = this.options.tracing;
     if (!tracing) return undefined;
     // GenAI semantic conventions: span "{operation} {model}", kind CLIENT.
-    const { span } = tracing.start(`chat ${call.model.id}`, call.origin?.trace, {
-      'gen_ai.operation.name': 'chat', 'gen_ai.request.model': call.model.id, 'gen_ai.provider.name': call.model.provider.name,
-      'gen_ai.system': call.model.provider.name,
-      ...(call.maxTokens !== undefined ? { 'gen_ai.request.max_tokens': call.maxTokens } : {}),
-      ...(call.temperature !== undefined ? { 'gen_ai.request.temperature': call.temperature } : {}),
-      ...(call.origin ? { 'codeloom.route': call.origin.route } : {}),
-    }, SpanKind.CLIENT);
+    const provider = call.model.provider.name;
+    const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': call.model.id, 'gen_ai.provider.name': provider, 'gen_ai.system': provider };
+    if (call.maxTokens !== undefined) attributes['gen_ai.request.max_tokens'] = call.maxTokens;
+    if (call.temperature !== undefined) attributes['gen_ai.request.temperature'] = call.temperature;
+    if (call.origin) attributes['codeloom.route'] = call.origin.route;
+    const { span } = tracing.start(`chat ${call.model.id}`, call.origin?.trace, attributes, SpanKind.CLIENT);
     const watch: SpanWatch = { span, traceparent: traceparentOf(span) };
     return watch;
   }
@@ -88,13 +87,14 @@ export class ObservedUsageMeter implements UsageMeter {
     }
     const span = (d.watch as SpanWatch | undefined)?.span;
     if (span) {
-      span.setAttributes({
+      const attributes: Attributes = {
         'gen_ai.response.model': entry.model, 'gen_ai.usage.input_tokens': entry.promptTokens, 'gen_ai.usage.output_tokens': entry.completionTokens,
-        ...(d.finishReason ? { 'gen_ai.response.finish_reasons': [d.finishReason] } : {}),
         'codeloom.cost_usd': entry.costMicros / 1e6, 'codeloom.stream': d.stream,
-        ...(d.ttftMs !== undefined ? { 'codeloom.ttft_ms': Math.round(d.ttftMs) } : {}),
-        ...(fallbackFrom ? { 'codeloom.fallback_from': fallbackFrom } : {}),
-      });
+      };
+      if (d.finishReason) attributes['gen_ai.response.finish_reasons'] = [d.finishReason];
+      if (d.ttftMs !== undefined) attributes['codeloom.ttft_ms'] = Math.round(d.ttftMs);
+      if (fallbackFrom) attributes['codeloom.fallback_from'] = fallbackFrom;
+      span.setAttributes(attributes);
       if (code) failSpan(span, code);
       span.end();
     }

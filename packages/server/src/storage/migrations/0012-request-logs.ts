@@ -5,7 +5,9 @@ import type { Kysely } from 'kysely';
  * usage row. Built for retention: the id is time-ordered (`log_` + creation time + random), so the primary key
  * is also the time order — listing newest first, the `from`/`to` bounds and the retention job's deletions
  * (`id < log_<cutoff>`, in bounded batches) all walk an index in time order, and inserts land on the last page.
- * Every filter's index starts with the organization (every query is scoped to one) and ends with the id.
+ * Two secondary indexes only (each one is paid on every insert, the hot path): the organization's calls in
+ * time order, and an API key's; the other filters (model, status, route) narrow the organization's rows as
+ * the index walks them newest first.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createTable('request_logs')
@@ -33,10 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('response_body', 'text')
     .execute();
   await db.schema.createIndex('request_logs_org').on('request_logs').columns(['organization_id', 'id']).execute();
-  await db.schema.createIndex('request_logs_org_model').on('request_logs').columns(['organization_id', 'model', 'id']).execute();
   await db.schema.createIndex('request_logs_org_key').on('request_logs').columns(['organization_id', 'api_key_id', 'id']).execute();
-  await db.schema.createIndex('request_logs_org_status').on('request_logs').columns(['organization_id', 'status', 'id']).execute();
-  await db.schema.createIndex('request_logs_org_route').on('request_logs').columns(['organization_id', 'route', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -11,8 +11,11 @@ import { wireId, outputItems, outputMessages, responseObject, statusOf, toUsage,
 
 /** How long a stored response is kept (unless deleted first): 30 days, as OpenAI keeps them. */
 export const RESPONSE_RETENTION_MS = 30 * 24 * 3600 * 1000;
-/** The most a stored response may hold (its conversation and the response object, as JSON). */
-export const MAX_STORED_RESPONSE_BYTES = 8 * 1024 * 1024;
+/**
+ * The most conversation (previous response's and this input, as JSON) a request with `store` may carry: a stored
+ * response holds that, plus its answer (bounded by the output cap) in the conversation and the response object.
+ */
+export const MAX_STORED_CONVERSATION_BYTES = 6 * 1024 * 1024;
 /** How often expired responses are deleted. */
 export const RESPONSE_CLEANUP_INTERVAL_MS = 3600 * 1000;
 
@@ -72,8 +75,8 @@ export class ResponsesService {
     }
     const conversation = [...history, ...spec.input];
     checkOutputs(conversation, spec);
-    if (spec.store && Buffer.byteLength(JSON.stringify(conversation), 'utf8') > MAX_STORED_RESPONSE_BYTES * 0.75) {
-      throw invalid('store', `would keep a conversation of more than ${MAX_STORED_RESPONSE_BYTES * 0.75} bytes; send store: false with the whole input, or start a new conversation`);
+    if (spec.store && Buffer.byteLength(JSON.stringify(conversation), 'utf8') > MAX_STORED_CONVERSATION_BYTES) {
+      throw invalid('store', `would keep a conversation of more than ${MAX_STORED_CONVERSATION_BYTES} bytes (6 MiB); send store: false with the whole input, or start a new conversation`);
     }
     const messages: ChatMessage[] = spec.instructions !== null ? [{ role: 'system', content: spec.instructions }, ...conversation] : conversation;
     const head: ResponseHead = { id: wireId('resp'), createdAt: Math.floor(Date.now() / 1000), model: spec.model ?? this.models.default };
@@ -89,16 +92,13 @@ export class ResponsesService {
       status, output, usage: toUsage(result.usage), incomplete_details, completedAt: Math.floor(Date.now() / 1000),
     });
     if (spec.store) {
+      // Bounded: the conversation was held to MAX_STORED_CONVERSATION_BYTES before the call, the answer by the output cap.
       const createdAt = new Date(head.createdAt * 1000);
-      const json = JSON.stringify(response);
-      const kept = JSON.stringify([...conversation, ...outputMessages(output)]);
-      // The answer is bounded by the output cap; one still too large to keep is answered, and not kept.
-      if (Buffer.byteLength(json, 'utf8') + Buffer.byteLength(kept, 'utf8') <= MAX_STORED_RESPONSE_BYTES) {
-        await this.store.responses.insert({
-          id: head.id, org_id: principal.org.id, user_id: principal.user.id, environment: principal.environment, response: json, conversation: kept,
-          created_at: createdAt.toISOString(), expires_at: new Date(createdAt.getTime() + RESPONSE_RETENTION_MS).toISOString(),
-        });
-      }
+      await this.store.responses.insert({
+        id: head.id, org_id: principal.org.id, user_id: principal.user.id, environment: principal.environment,
+        response: JSON.stringify(response), conversation: JSON.stringify([...conversation, ...outputMessages(output)]),
+        created_at: createdAt.toISOString(), expires_at: new Date(createdAt.getTime() + RESPONSE_RETENTION_MS).toISOString(),
+      });
     }
     return response;
   }

@@ -13,9 +13,10 @@ import { OAuthAppsPage } from './pages/oauth-apps.js';
 import { AccountPage } from './pages/account.js';
 import { BudgetsPage } from './pages/budgets.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { LogsPage } from './pages/logs.js';
 
 const NAV: [path: string, label: string][] = [
-  ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/budgets', 'Budgets'], ['/webhooks', 'Webhooks'], ['/projects', 'Projects'],
+  ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/logs', 'Logs'], ['/budgets', 'Budgets'], ['/webhooks', 'Webhooks'], ['/projects', 'Projects'],
   ['/workflows', 'Workflows'], ['/oauth-apps', 'OAuth apps'], ['/account', 'Account'],
 ];
 const PUBLIC = new Set(['/sign-in', '/sign-up']);
@@ -26,6 +27,7 @@ function page(path: string): ComponentChildren {
     case '/playground': return <PlaygroundPage />;
     case '/keys': return <KeysPage />;
     case '/usage': return <UsagePage />;
+    case '/logs': return <LogsPage />;
     case '/budgets': return <BudgetsPage />;
     case '/webhooks': return <WebhooksPage />;
     case '/projects': return <ProjectsPage projectId={id} />;

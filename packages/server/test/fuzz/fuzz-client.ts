@@ -42,6 +42,8 @@ const RFC6749_ROUTES = /^POST \/oauth\/(token|revoke|introspect)$/;
 const HTML_ROUTES = /^GET \/oauth\/authorize$/;
 /** The OpenAI-compatible surface answers OpenAI's error shape by contract (docs/openai.md). */
 const OPENAI_ROUTES = /^[A-Z]+ \/openai\/v1\//;
+/** The Anthropic-compatible routes answer errors in Anthropic's shape: {"type": "error", "error": {"type", "message"}}. */
+const ANTHROPIC_ROUTES = /^[A-Z]+ \/anthropic\/v1\//;
 
 /** What is wrong with this answer, or undefined. */
 export function problemWith(req: FuzzRequest, res: FuzzResponse, secretsOfOthers: string[]): string | undefined {
@@ -66,6 +68,12 @@ export function problemWith(req: FuzzRequest, res: FuzzResponse, secretsOfOthers
     try { body = JSON.parse(res.text); } catch { return 'an OpenAI-style error that is not JSON'; }
     const e = body?.error;
     if (typeof e?.message !== 'string' || typeof e?.type !== 'string' || !('param' in e) || !('code' in e)) return 'an OpenAI-style error without message, type, param and code';
+    return undefined;
+  }
+  if (ANTHROPIC_ROUTES.test(req.route)) {
+    let body: any;
+    try { body = JSON.parse(res.text); } catch { return 'an Anthropic-style error that is not JSON'; }
+    if (body?.type !== 'error' || typeof body?.error?.type !== 'string' || typeof body?.error?.message !== 'string') return 'an Anthropic-style error without type "error", error.type and error.message';
     return undefined;
   }
   if (!type.startsWith('application/problem+json')) return `an error with Content-Type ${type || '(none)'}`;

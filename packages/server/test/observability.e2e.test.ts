@@ -320,6 +320,28 @@ function observabilitySuite(dialect: 'sqlite' | 'postgres') {
     expect(attr(failedCall, 'error.type')).toBe('upstream_error');
   });
 
+  it('traces a run: a run span, a step span per step under it, the step\'s model call under that; runs_total counts it', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const wf = await request(`${t.url}/api/v1/agents/create`, { token, body: { name: 'traced', agents: [{ type: 'coder', model: 'sandbox' }, { type: 'reviewer', model: 'sandbox' }] } });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await request(`${t.url}/api/v1/workflows/${wf.body.id}/execute`, { token, body: { task: 'add two numbers' } });
+    expect(run.status).toBe(202);
+    const runSpan = await waitFor(() => otlp.spans.find((s) => s.name === 'run' && attr(s, 'codeloom.run_id') === run.body.id), 10_000);
+    expect(attr(runSpan, 'codeloom.run.status')).toBe('succeeded');
+    const steps = await waitFor(() => { const x = otlp.spans.filter((s) => s.parentSpanId === runSpan.spanId); return x.length >= 2 ? x : undefined; });
+    expect(steps.map((s) => s.name).sort()).toEqual(['step coder', 'step reviewer']);
+    for (const step of steps) {
+      const call = await waitFor(() => otlp.spans.find((s) => s.parentSpanId === step.spanId));
+      expect(call.name).toBe('chat sandbox');
+      expect(attr(call, 'codeloom.route')).toBe('run');
+    }
+    // The steps' log rows name the run.
+    const logs = await request(`${t.url}/api/v1/logs?route=run`, { token });
+    expect(logs.body.data.map((r: { request_id: string }) => r.request_id)).toEqual([run.body.id, run.body.id]);
+    const text = await metricFamilies();
+    expect(parsePrometheus(text).find((x) => x.name === 'codeloom_runs_total' && x.labels.status === 'succeeded')?.value).toBeGreaterThanOrEqual(1);
+  });
+
   async function metricFamilies(): Promise<string> {
     return (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   }

@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Bad Request', detail: 'The request does not match the schema.' },
   malformed_json: { status: 400, title: 'Bad Request', detail: 'The request body is not valid JSON.' },
+  invalid_reset_token: { status: 400, title: 'Bad Request', detail: 'The password reset token is unknown, expired or already used: ask for a new reset link.' },
   request_too_large: { status: 400, title: 'Bad Request', detail: 'The call can never fit a limit: what it may use (its prompt and max_tokens) is more than the whole limit.' },
   unauthorized: { status: 401, title: 'Unauthorized', detail: 'This route needs a credential: send Authorization: Bearer <token or API key>.' },
   invalid_token: { status: 401, title: 'Unauthorized', detail: 'The credential is unknown, malformed, revoked or has a bad signature.' },
@@ -13,6 +14,7 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, title: 'Unauthorized', detail: 'Wrong email or password.' },
   insufficient_scope: { status: 403, title: 'Forbidden', detail: 'The credential lacks a required permission.' },
   forbidden: { status: 403, title: 'Forbidden', detail: 'This credential may not be used for this request.' },
+  signup_closed: { status: 403, title: 'Forbidden', detail: 'This server does not take sign-ups from this address (CODELOOM_SIGNUP); `detail` says which mode refused it.' },
   not_found: { status: 404, title: 'Not Found', detail: 'No such route or resource.' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed', detail: 'The route exists but not with this method.' },
   conflict: { status: 409, title: 'Conflict', detail: 'The request conflicts with the current state.' },

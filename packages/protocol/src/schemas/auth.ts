@@ -25,6 +25,30 @@ export const RefreshBodySchema = Type.Object({
 });
 export type RefreshBody = Static<typeof RefreshBodySchema>;
 
+/** POST /api/v1/auth/password: a signed-in person changes their password (their other sessions end). */
+export const ChangePasswordBodySchema = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 256 }),
+  new_password: Type.String({ minLength: 8, maxLength: 256, description: '8–256 characters, as at registration.' }),
+});
+export type ChangePasswordBody = Static<typeof ChangePasswordBodySchema>;
+
+/** POST /api/v1/auth/password-reset: ask for a reset link by email (202 whether or not the address has an account). */
+export const PasswordResetBodySchema = Type.Object({ email: Email });
+export type PasswordResetBody = Static<typeof PasswordResetBodySchema>;
+
+export const PasswordResetAcceptedSchema = Type.Object({
+  accepted: Type.Literal(true),
+  detail: Type.String({ description: 'The same words for every address, known or not.' }),
+});
+export type PasswordResetAccepted = Static<typeof PasswordResetAcceptedSchema>;
+
+/** POST /api/v1/auth/password-reset/confirm: the emailed token (good once, short-lived) and the new password. */
+export const PasswordResetConfirmBodySchema = Type.Object({
+  token: SingleLine({ minLength: 1, maxLength: 200 }),
+  new_password: Type.String({ minLength: 8, maxLength: 256, description: '8–256 characters, as at registration.' }),
+});
+export type PasswordResetConfirmBody = Static<typeof PasswordResetConfirmBodySchema>;
+
 export const PermissionSchema = StringEnum(PERMISSIONS);
 export const PlanSchema = StringEnum(PLAN_NAMES);
 export const EnvironmentSchema = StringEnum(ENVIRONMENTS);

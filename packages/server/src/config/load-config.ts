@@ -69,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   for (const id of (out.openaiFimModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_FIM_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   for (const id of (out.openaiEmbeddingModels as string[] | undefined) ?? []) if (!(out.openaiModels as string[] | undefined)?.includes(id)) problems.push(`CODELOOM_OPENAI_EMBEDDING_MODELS: "${id}" is not one of CODELOOM_OPENAI_MODELS`);
   if (out.anthropicModels && !out.anthropicApiKey) problems.push('CODELOOM_ANTHROPIC_MODELS: set ANTHROPIC_API_KEY too');
+  if (out.smtpUrl && !/^smtps?:\/\//i.test(String(out.smtpUrl))) problems.push('CODELOOM_SMTP_URL: must be an smtp:// or smtps:// URL');
+  if (out.signup === 'domains' && !(out.signupDomains as string[] | undefined)?.length) problems.push('CODELOOM_SIGNUP_DOMAINS: CODELOOM_SIGNUP=domains needs the list of email domains that may sign up');
   problems.push(...parseModelPrices(out.modelPrices as string | undefined).problems);
   problems.push(...corsOriginProblems(out.corsOrigins as string[] | undefined));
   if (problems.length) throw new ConfigError(problems);

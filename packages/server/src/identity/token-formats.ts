@@ -12,6 +12,9 @@ export const API_KEY_PREFIX: Record<Environment, string> = { production: 'cl_liv
 /** Refresh tokens of sessions (JSON login and the dashboard's cookie). */
 export const REFRESH_TOKEN_PREFIX = 'clr_';
 
+/** Password reset tokens (emailed links; stored as SHA-256, good once). */
+export const PASSWORD_RESET_PREFIX = 'clpr_';
+
 /** OAuth secrets: opaque random strings, one prefix per kind. */
 export const OAUTH_PREFIX = { accessToken: 'clo_at_', refreshToken: 'clo_rt_', code: 'clo_ac_', clientSecret: 'clo_cs_' } as const;
 export type OAuthSecretKind = keyof typeof OAUTH_PREFIX;

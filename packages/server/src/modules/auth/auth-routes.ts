@@ -14,7 +14,7 @@ export const authRoutes = ({ auth }: { auth: AuthService }): FastifyPluginAsync 
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/auth/register', {
-    schema: { tags, summary: 'Create an account (and its personal organization on the free plan)', body: RegisterBodySchema, response: { 201: AuthResponseSchema, ...errorResponses(400, 409, 413, 415, 429) } },
+    schema: { tags, summary: 'Create an account (and its personal organization on the free plan)', body: RegisterBodySchema, response: { 201: AuthResponseSchema, ...errorResponses(400, 403, 409, 413, 415, 429) }, description: 'CODELOOM_SIGNUP decides who may register: a refused sign-up is 403 `signup_closed`, its `detail` naming the mode (docs/api.md, Sign-up modes).' },
   }, async (request, reply) => reply.code(201).send(await auth.register(request.body, envOf(request))));
 
   app.post('/auth/login', {

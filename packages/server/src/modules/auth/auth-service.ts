@@ -19,6 +19,10 @@ export interface AuthSettings {
   loginMaxFailures: number;
   loginMaxFailuresPerIp: number;
   loginWindow: number;
+  /** CODELOOM_SIGNUP: who may register (the first account of an empty database always may). */
+  signup?: string;
+  /** CODELOOM_SIGNUP_DOMAINS, for `domains`. */
+  signupDomains?: readonly string[];
 }
 
 
@@ -53,6 +57,7 @@ export class AuthService {
     const name = body.name.trim();
     if (!name) throw new AppError('validation_failed', 'name must not be blank.', { errors: [{ path: '/name', message: 'must not be blank' }] });
     const normalized = normalizeEmail(email);
+    await this.checkSignup(normalized);
     // Cheap pre-check spares an argon2 hash for the common duplicate; the unique index decides races.
     if (await this.findByEmail(email)) throw emailTaken();
     const passwordHash = await this.hasher.hash(body.password);
@@ -64,6 +69,23 @@ export class AuthService {
       throw error;
     }
     return this.startSession(account, environment);
+  }
+
+  /**
+   * CODELOOM_SIGNUP (CONTRACT §12.5): throws 403 signup_closed, naming the
+   * mode, unless sign-up is open to this address. The first account of an
+   * empty database is always allowed, so a closed instance can be set up.
+   */
+  private async checkSignup(normalizedEmail: string): Promise<void> {
+    const mode = this.settings.signup ?? 'open';
+    if (mode === 'open') return;
+    if (mode === 'domains' && signupDomainAllowed(normalizedEmail, this.settings.signupDomains ?? [])) return;
+    if ((await this.store.accounts.list(1, 1)).total === 0) return;
+    throw new AppError('signup_closed', mode === 'domains'
+      ? 'Sign-up on this server is limited to email addresses at allowed domains (CODELOOM_SIGNUP=domains), and this address is not at one of them. Ask an administrator for an account.'
+      : mode === 'invite'
+        ? 'Sign-up on this server is by invitation only (CODELOOM_SIGNUP=invite). Ask an administrator for an invitation.'
+        : 'Sign-up is closed on this server (CODELOOM_SIGNUP=closed). Ask an administrator for an account.');
   }
 
   async login(body: LoginBody, clientIp: string, environment: Environment): Promise<AuthResponse> {
@@ -146,6 +168,12 @@ export class AuthService {
       user: { id: account.user.id, email: account.user.email, name: account.user.name, plan: account.org.plan },
     };
   }
+}
+
+/** Whether an address's domain is one of CODELOOM_SIGNUP_DOMAINS (exactly; case and IDN form do not matter). */
+export function signupDomainAllowed(normalizedEmail: string, domains: readonly string[]): boolean {
+  const domain = normalizedEmail.slice(normalizedEmail.lastIndexOf('@') + 1);
+  return domain.length > 0 && domains.some((d) => normalizeEmail(`x@${d.replace(/^@/, '')}`).slice(2) === domain);
 }
 
 function emailTaken() {

@@ -214,6 +214,16 @@ function observabilitySuite(dialect: 'sqlite' | 'postgres') {
     expect((await request(`${t.url}/api/v1/logs`)).status).toBe(401);
   });
 
+  it('logs the Responses and Anthropic Messages routes under their route patterns, with their request ids', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const resp = await request(`${t.url}/openai/v1/responses`, { token, headers: { 'x-request-id': 'req-responses-1' }, body: { model: 'sandbox', input: 'hello' } });
+    expect(resp.status, resp.text).toBe(200);
+    const msg = await request(`${t.url}/anthropic/v1/messages`, { token, headers: { 'x-request-id': 'req-anthropic-1', 'anthropic-version': '2023-06-01' }, body: { model: 'sandbox', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] } });
+    expect(msg.status, msg.text).toBe(200);
+    const rows = (await waitForRows(token, 2)).data as Array<Record<string, unknown>>;
+    expect(rows.map((r) => [r.route, r.request_id]).sort()).toEqual([['/anthropic/v1/messages', 'req-anthropic-1'], ['/openai/v1/responses', 'req-responses-1']]);
+  });
+
   it('refuses bad filters with 400 problem documents', async () => {
     const { token } = await registerUser(t.url, { ip: nextIp() });
     for (const q of ['status=bogus', 'limit=0', 'limit=101', 'page=0', 'from=yesterday', 'to=2026-13-45', 'from=2026-02-01&to=2026-01-01', 'colour=red', `model=${'m'.repeat(201)}`]) {

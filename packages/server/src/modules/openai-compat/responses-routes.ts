@@ -8,6 +8,7 @@ import { sendOpenAIError } from './openai-errors.js';
 import { fromResponsesBody } from './responses-request.js';
 import { ResponsesWireError, type ResponsesService } from './responses-service.js';
 import { streamResponses } from './responses-sse.js';
+import { callOrigin } from '../../plugins/tracing.js';
 
 const tags = ['OpenAI-compatible'];
 const security = [{ bearer: [] }];
@@ -41,12 +42,12 @@ export const responsesRoutes = ({ responses }: { responses: ResponsesService }):
   }, async (request, reply) => {
     const principal = request.principal!;
     const spec = fromResponsesBody(request.body);
-    if (spec.stream) return streamResponses(request, reply, spec, (io) => responses.create(principal, spec, io));
+    if (spec.stream) return streamResponses(request, reply, spec, (io) => responses.create(principal, spec, { ...io, origin: callOrigin(request) }));
     const abort = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
     reply.raw.on('close', onClose);
     try {
-      const response = await responses.create(principal, spec, { signal: abort.signal });
+      const response = await responses.create(principal, spec, { signal: abort.signal, origin: callOrigin(request) });
       // Sent as it is built (the response schema is for the OpenAPI document: items are open objects).
       return sendJson(reply, response);
     } catch (error) {

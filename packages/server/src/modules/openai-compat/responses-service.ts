@@ -8,6 +8,7 @@ import { newId, nowIso } from '../../storage/ids.js';
 import type { Store } from '../../storage/store.js';
 import { invalid, type ResponsesCallSpec } from './responses-request.js';
 import { wireId, outputItems, outputMessages, responseObject, statusOf, toUsage, type OutputItem, type ResponseHead, type ResponseObject } from './responses-object.js';
+import type { CallOrigin } from '../../plugins/tracing.js';
 
 /** How long a stored response is kept (unless deleted first): 30 days, as OpenAI keeps them. */
 export const RESPONSE_RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -30,6 +31,7 @@ export interface ChatCaller {
     onText?: ((text: string) => void | Promise<void>) | undefined;
     onToolCall?: ((delta: ToolCallDelta) => void | Promise<void>) | undefined;
     onAttempt?: ((model: RegisteredModel) => void) | undefined;
+    origin?: CallOrigin | undefined;
   }): Promise<ModelCallResult>;
 }
 
@@ -50,6 +52,8 @@ export interface ResponsesIO {
   onText?: (text: string) => void | Promise<void>;
   onToolCall?: (delta: ToolCallDelta) => void | Promise<void>;
   onAttempt?: (model: RegisteredModel) => void;
+  /** The request's route, id and trace parent (the request log and traces name them). */
+  origin?: CallOrigin | undefined;
   /** The output items as streamed (with the ids the events carried); absent: made from the result. */
   output?: (result: ModelCallResult) => OutputItem[] | Promise<OutputItem[]>;
 }
@@ -83,7 +87,7 @@ export class ResponsesService {
     await io.onStart?.(head);
     const result = await this.calls.call(principal, {
       model: spec.model, messages, maxTokens: spec.maxTokens, temperature: spec.temperature, topP: spec.topP, conversation: spec.conversation,
-    }, 'openai.responses', { id: newId('gen'), signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt }).catch((error: unknown) => {
+    }, 'openai.responses', { id: newId('gen'), signal: io.signal, onText: io.onText, onToolCall: io.onToolCall, onAttempt: io.onAttempt, origin: io.origin }).catch((error: unknown) => {
       throw inResponsesTerms(error);
     });
     const output = io.output ? await io.output(result) : outputItems(result);

@@ -11,6 +11,7 @@ import { ProjectsPage } from './pages/projects.js';
 import { WorkflowsPage } from './pages/workflows.js';
 import { OAuthAppsPage } from './pages/oauth-apps.js';
 import { AccountPage } from './pages/account.js';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/password.js';
 import { BudgetsPage } from './pages/budgets.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { LogsPage } from './pages/logs.js';
@@ -19,7 +20,16 @@ const NAV: [path: string, label: string][] = [
   ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/logs', 'Logs'], ['/budgets', 'Budgets'], ['/webhooks', 'Webhooks'], ['/projects', 'Projects'],
   ['/workflows', 'Workflows'], ['/oauth-apps', 'OAuth apps'], ['/account', 'Account'],
 ];
-const PUBLIC = new Set(['/sign-in', '/sign-up']);
+const PUBLIC = new Set(['/sign-in', '/sign-up', '/forgot-password', '/reset-password']);
+/** Reached from an emailed link, signed in or not. */
+const EITHER = new Set(['/reset-password']);
+
+/** The pages of someone signed out. */
+function publicPage(path: string): ComponentChildren {
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/reset-password') return <ResetPasswordPage />;
+  return <AuthPage mode={path === '/sign-up' ? 'sign-up' : 'sign-in'} />;
+}
 
 function page(path: string): ComponentChildren {
   const [, first, id] = path.split('/');
@@ -72,7 +82,7 @@ export function App() {
   useEffect(() => {
     if (!ready) return;
     if (!signedIn && !PUBLIC.has(path)) navigate('/sign-in', true);
-    else if (signedIn && (PUBLIC.has(path) || path === '/')) navigate(getLanding(), true);
+    else if (signedIn && ((PUBLIC.has(path) && !EITHER.has(path)) || path === '/')) navigate(getLanding(), true);
   }, [ready, signedIn, path]);
 
   // A new page: its heading gets focus (screen readers announce it; Tab starts from there) and the title follows.
@@ -109,7 +119,7 @@ export function App() {
       )}
       <main id="main" ref={mainRef} data-env={session.environment}>
         {bootError && <p class="error" role="alert">{bootError}</p>}
-        {signedIn ? (PUBLIC.has(path) || path === '/' ? null : page(path)) : <AuthPage mode={path === '/sign-up' ? 'sign-up' : 'sign-in'} />}
+        {signedIn ? (EITHER.has(path) ? publicPage(path) : PUBLIC.has(path) || path === '/' ? null : page(path)) : publicPage(path)}
       </main>
     </div>
   );

@@ -112,12 +112,28 @@ export function setEnvironment(environment: Environment) {
   update({ environment });
 }
 
+/**
+ * Before a call that cannot be repeated cheaply (opening the streaming channel): a token that has run out by
+ * this page's clock — its renewal timer slept with the laptop, or the tab was throttled — is renewed first.
+ */
+export async function ensureFreshToken(): Promise<void> {
+  if (state.token && state.expiresAt - Date.now() < 5_000) await restore();
+}
+
+/** Whether an answer is 401 `token_expired` (read from a copy, so the caller still has the body). */
+async function isTokenExpired(res: Response): Promise<boolean> {
+  if (res.status !== 401) return false;
+  const doc = (await res.clone().json().catch(() => ({}))) as { code?: string };
+  return doc.code === 'token_expired';
+}
+
 /** Keeps the X-RateLimit-* headers of the latest API answer, for the Account page. */
 const recordingFetch: typeof fetch = async (input, init) => {
   let res = await fetch(input, init);
-  // The access token ran out (a sleeping laptop, a throttled timer): get a fresh one from the cookie session and repeat once.
+  // The access token ran out (a sleeping laptop, a throttled timer): get a fresh one from the cookie session and
+  // repeat once. Only on token_expired: a wrong password (invalid_credentials) or a revoked session is the answer.
   const headers = new Headers(init?.headers);
-  if (res.status === 401 && headers.has('authorization') && state.token && (await restore().catch(() => false)) && state.token) {
+  if (headers.has('authorization') && state.token && (await isTokenExpired(res)) && (await restore().catch(() => false)) && state.token) {
     headers.set('authorization', `Bearer ${state.token}`);
     res = await fetch(input, { ...init, headers });
   }
@@ -151,6 +167,23 @@ export async function rawApi<T>(method: string, path: string, body?: unknown): P
   if (res.status === 204) return undefined as T; // DELETE: no content
   return (await res.json()) as T;
 }
+
+/** The unauthenticated password-reset calls (POST, JSON); the answer's body, or the problem as a SessionError. */
+async function publicPost<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`/api/v1${path}`, { method: 'POST', cache: 'no-store', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw await problem(res);
+  return (await res.json()) as T;
+}
+
+/** Sends a reset link to `email` when it has an account; the answer's words are the same either way. */
+export const requestPasswordReset = (email: string) => publicPost<{ accepted: true; detail: string }>('/auth/password-reset', { email });
+
+/** Sets a new password with the token of an emailed link; every session of the account ends (this page's too). */
+export const confirmPasswordReset = (token: string, newPassword: string) => publicPost<{ success: true }>('/auth/password-reset/confirm', { token, new_password: newPassword });
+
+/** Changes the signed-in person's password; their other sessions end, this one stays. */
+export const changePassword = (currentPassword: string, newPassword: string) =>
+  rawApi<{ success: true }>('POST', '/auth/password', { current_password: currentPassword, new_password: newPassword });
 
 /** A message for people from any error the SDK or a session call throws. */
 export function messageOf(error: unknown): string {

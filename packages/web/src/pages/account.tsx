@@ -1,6 +1,7 @@
 import { ErrorText } from '../components/ui.js';
 import { useLoad, useSession } from '../hooks.js';
 import { api, lastRateUse } from '../session.js';
+import { ChangePasswordSection } from './password.js';
 
 const n = (v: number | null) => (v === null ? 'unlimited' : v.toLocaleString('en'));
 
@@ -24,6 +25,7 @@ export function AccountPage() {
               <div><dt>User id</dt><dd><code>{p.id}</code></dd></div>
             </dl>
           </section>
+          <ChangePasswordSection />
           <section aria-labelledby="org-h">
             <h2 id="org-h">Organization and plan</h2>
             <dl class="facts stacked">

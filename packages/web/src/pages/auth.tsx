@@ -3,7 +3,10 @@ import { ErrorText } from '../components/ui.js';
 import { setLanding } from '../router.js';
 import { messageOf, signIn, signUp } from '../session.js';
 
-/** Sign in and sign up: one form each, with a link between them. */
+/** Back from the reset page (`?password=reset`). */
+const passwordWasReset = () => new URLSearchParams(location.search).get('password') === 'reset';
+
+/** Sign in and sign up: one form each, with a link between them (and from sign-in to the password reset). */
 export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -26,6 +29,7 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   return (
     <div class="auth">
       <h1 tabIndex={-1}>{signingUp ? 'Create your Codeloom account' : 'Sign in to Codeloom'}</h1>
+      {!signingUp && passwordWasReset() && <p role="status" class="success">Your password was changed and every session signed out. Sign in with the new password.</p>}
       <form onSubmit={submit} class="stack" key={mode}>
         {signingUp && (
           <label>Name<input name="name" autoComplete="name" required maxLength={100} /></label>
@@ -36,6 +40,7 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
         <ErrorText message={error} />
         <button type="submit" disabled={busy}>{signingUp ? 'Create account' : 'Sign in'}</button>
       </form>
+      {!signingUp && <p><a href="/dashboard/forgot-password">Forgot password?</a></p>}
       <p>
         {signingUp ? <>Have an account? <a href="/dashboard/sign-in">Sign in instead</a></> : <>New here? <a href="/dashboard/sign-up">Create an account</a></>}
       </p>

@@ -4,7 +4,7 @@ import { FileBrowser } from '../components/file-browser.js';
 import { ErrorText, Select } from '../components/ui.js';
 import { WaitNotice, refusalOf, waitHeadline, waitOfRetry, type Wait } from '../components/waiting.js';
 import { useLoad, useSession } from '../hooks.js';
-import { api, messageOf } from '../session.js';
+import { api, ensureFreshToken, messageOf, restore } from '../session.js';
 
 type Phase = 'idle' | 'streaming' | 'done' | 'stopped' | 'failed';
 
@@ -40,43 +40,55 @@ export function PlaygroundPage() {
     setText(''); setTokens(0); setResult(null); setError(null); setWait(null); setRefusal(null); setPhase('streaming');
     const started = performance.now();
     const timer = setInterval(() => setElapsed((performance.now() - started) / 1000), 100);
-    const s = api().stream.generate({
+    const params = {
       prompt: value('prompt'),
       ...(value('language') ? { language: value('language') } : {}),
       ...(value('model') ? { model: value('model') } : {}),
       ...(Object.keys(context).length ? { context } : {}),
-    }, {
-      // Said plainly while the SDK waits out a 429 (Retry-After) before the first token.
-      onRetry: ({ error: e, delayMs }) => setWait(waitOfRetry(e, delayMs) ?? null),
-    });
-    stream.current = s;
-    let received = '';
-    let count = 0;
-    try {
-      for await (const token of s) {
-        if (count === 0) setWait(null);
-        received += token;
-        count++;
-        setText(received);
-        setTokens(count);
+    };
+    // A tab that slept past its token's renewal: renew before connecting, and once more if the server still
+    // answers token_expired before the first token (then the generation is started again, once).
+    let retried = false;
+    for (;;) {
+      await ensureFreshToken().catch(() => { /* the channel's own refusal says what is wrong */ });
+      const s = api().stream.generate(params, {
+        // Said plainly while the SDK waits out a 429 (Retry-After) before the first token.
+        onRetry: ({ error: e, delayMs }) => setWait(waitOfRetry(e, delayMs) ?? null),
+      });
+      stream.current = s;
+      let received = '';
+      let count = 0;
+      try {
+        for await (const token of s) {
+          if (count === 0) setWait(null);
+          received += token;
+          count++;
+          setText(received);
+          setTokens(count);
+        }
+        const done = await s.result;
+        setResult(done);
+        setPhase('done');
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (code === 'token_expired' && count === 0 && !retried && (await restore().catch(() => false))) {
+          retried = true;
+          continue;
+        }
+        if (code === 'cancelled') setPhase('stopped');
+        else {
+          const refused = refusalOf(e);
+          if (refused) setRefusal(refused); else setError(messageOf(e));
+          setPhase('failed');
+        }
+      } finally {
+        if (stream.current === s) stream.current = null;
       }
-      const done = await s.result;
-      setResult(done);
-      setPhase('done');
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'cancelled') setPhase('stopped');
-      else {
-        const refused = refusalOf(e);
-        if (refused) setRefusal(refused); else setError(messageOf(e));
-        setPhase('failed');
-      }
-    } finally {
-      setWait(null);
-      clearInterval(timer);
-      setElapsed((performance.now() - started) / 1000);
-      if (stream.current === s) stream.current = null;
+      break;
     }
+    setWait(null);
+    clearInterval(timer);
+    setElapsed((performance.now() - started) / 1000);
   };
 
   const status = phase === 'streaming' && wait ? waitHeadline(wait, 'waiting')

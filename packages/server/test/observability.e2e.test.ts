@@ -352,6 +352,24 @@ function observabilitySuite(dialect: 'sqlite' | 'postgres') {
     expect(parsePrometheus(text).find((x) => x.name === 'codeloom_runs_total' && x.labels.status === 'succeeded')?.value).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts each verification attempt by outcome and traces it', async () => {
+    const { token } = await registerUser(t.url, { ip: nextIp() });
+    const total = (text: string) => parsePrometheus(text).filter((x) => x.name === 'codeloom_verifications_total').reduce((n, x) => n + x.value, 0);
+    const before = total(await metricFamilies());
+    const res = await request(`${t.url}/api/v1/generate`, { token, headers: { 'x-request-id': 'req-verify-1' }, body: { prompt: 'add two numbers', model: 'sandbox', language: 'javascript', max_tokens: 400, verify: { repair: 0, timeout_s: 60 } } });
+    expect(res.status, res.text).toBe(200);
+    const status = res.body.verification.status as string;
+    const after = parsePrometheus(await metricFamilies());
+    expect(total(await metricFamilies()) - before).toBe(1);
+    expect(after.find((x) => x.name === 'codeloom_verifications_total' && x.labels.status === status)?.value).toBeGreaterThanOrEqual(1);
+    const span = await waitFor(() => otlp.spans.find((s) => s.name === 'verify javascript' && attr(s, 'codeloom.verify.status') === status));
+    expect(attr(span, 'codeloom.verify.attempt')).toBe(1);
+    // Under the request's span, beside the model call.
+    const server = await waitFor(() => otlp.spans.find((s) => s.kind === 2 && attr(s, 'codeloom.request_id') === 'req-verify-1'));
+    expect(span.parentSpanId).toBe(server.spanId);
+    expect(span.traceId).toBe(server.traceId);
+  }, 120_000);
+
   async function metricFamilies(): Promise<string> {
     return (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   }

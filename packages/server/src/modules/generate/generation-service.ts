@@ -186,7 +186,7 @@ export class GenerationService {
           verifier: this.verifier, option: verify, language: prepared.language, messages: prepared.messages, output, files, tokensUsed: first.tokens,
           // Each repair is one more call through the model-call loop, reserved and settled against the same budget.
           callModel: (messages) => this.callModel({ ...call, messages, signal: options.signal, onText: options.onToken }),
-          signal: options.signal, onEvent: options.onEvent, ticket: prepared.ticket, org: principal.org.id,
+          signal: options.signal, onEvent: options.onEvent, ticket: prepared.ticket, org: principal.org.id, trace: call.origin?.trace,
         });
       } finally {
         // Verification is over: the organization's queue place frees before the record is written.

@@ -3,7 +3,7 @@ import { AppError, CancelledError } from '../../errors.js';
 import type { ChatMessage } from '../../providers/provider.js';
 import type { ModelCallResult } from './model-call.js';
 import { parseFencedFiles } from './parse-fenced-files.js';
-import { NO_TESTS_REASON, type VerificationService, type VerifyEvent, type VerifyTicket } from '../verify/verification-service.js';
+import { NO_TESTS_REASON, type VerificationService, type VerifyEvent, type VerifyOptions, type VerifyTicket } from '../verify/verification-service.js';
 
 /** Characters of each failing check's output sent back to the model. */
 const FEEDBACK_CHARS = 4000;
@@ -25,6 +25,8 @@ export interface VerifyRequest {
   ticket?: VerifyTicket | undefined;
   /** The organization it verifies for. */
   org: string;
+  /** With tracing on: the request's span, the parent of each attempt's span. */
+  trace?: VerifyOptions['trace'];
 }
 
 export interface VerifyOutcome {
@@ -74,7 +76,7 @@ export async function verifyAndRepair(req: VerifyRequest): Promise<VerifyOutcome
   let note: string | undefined;
   for (let attempt = 1; ; attempt++) {
     const result: VerificationAttempt = req.verifier
-      ? await req.verifier.verify(req.language, files, { attempt, timeoutMs, signal: req.signal, onEvent: req.onEvent, tokensUsed: tokens, ticket: req.ticket, org: req.org })
+      ? await req.verifier.verify(req.language, files, { attempt, timeoutMs, signal: req.signal, onEvent: req.onEvent, tokensUsed: tokens, ticket: req.ticket, org: req.org, trace: req.trace })
       : { attempt, status: 'unavailable', reason: 'verification is not configured on this server', checks: [], tests: { passed: 0, failed: 0 }, duration_ms: 0, tokens_used: tokens };
     if (!req.verifier) await req.onEvent?.({ event: 'verify_completed', data: result });
     // The caller left (or cancelled) while the checks ran: the sandbox was killed, and nobody waits for a verdict.

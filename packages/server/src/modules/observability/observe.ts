@@ -20,7 +20,7 @@ export function observeRuns(finished: RunFinished, metrics: ModelMetrics): RunFi
 export function observeVerifications(service: VerificationService, metrics: ModelMetrics, tracing: Tracing | undefined): void {
   const verify = service.verify.bind(service);
   service.verify = async (language, files, options) => {
-    const traced = tracing?.start(`verify ${language}`, undefined, { 'codeloom.verify.language': language, 'codeloom.verify.attempt': options.attempt });
+    const traced = tracing?.start(`verify ${language}`, options.trace, { 'codeloom.verify.language': language, 'codeloom.verify.attempt': options.attempt });
     try {
       const attempt = await verify(language, files, options);
       metrics.verifications.inc({ status: attempt.status });

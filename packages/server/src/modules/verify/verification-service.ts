@@ -6,6 +6,7 @@ import { countTests, recipeFor, unsupportedReason } from './recipes.js';
 import { SandboxRunner, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
 import { VerifyScheduler, type VerifyScheduling, type VerifyTicket } from './verify-scheduler.js';
+import type { Context } from '@opentelemetry/api';
 
 export type { VerifyTicket } from './verify-scheduler.js';
 
@@ -30,6 +31,8 @@ export interface VerifyOptions {
   onEvent?: ((event: VerifyEvent) => void | Promise<void>) | undefined;
   /** Tokens of the model call that wrote these files (kept with the attempt). */
   tokensUsed?: number;
+  /** With tracing on: the parent of the attempt's span (the request's); observability/observe.ts opens it. */
+  trace?: Context | undefined;
 }
 
 /** Output streamed to a client per attempt; the result keeps each check's tail either way. */

@@ -2,6 +2,7 @@ import {
   AgentsResource, ApiKeysResource, AuthResource, GenerationsResource, LanguagesResource, ModelsResource, ProjectsResource,
   RunsResource, StreamResource, TemplatesResource, UsageResource, UserResource, WorkflowsResource, generate,
 } from './resources.js';
+import { AdminResource } from './admin.js';
 import { splitArgs } from './options.js';
 import { Transport, resolveOptions } from './transport.js';
 import type { ClientOptions, CodeGenClientOptions, Credentials, GenerateParams, GenerationResult, RequestOptions, VerifyResponse } from './types.js';
@@ -33,6 +34,8 @@ export class Codeloom {
   readonly models: ModelsResource;
   readonly languages: LanguagesResource;
   readonly usage: UsageResource;
+  /** Instance administration: model deployments (administrators only). */
+  readonly admin: AdminResource;
   private readonly transport: Transport;
 
   constructor(options?: CodeGenClientOptions);
@@ -55,6 +58,7 @@ export class Codeloom {
     this.models = new ModelsResource(t);
     this.languages = new LanguagesResource(t);
     this.usage = new UsageResource(t);
+    this.admin = new AdminResource(t);
   }
 
   /** The environment requests run in. */

@@ -10,6 +10,7 @@ export * from './schemas/oauth.js';
 export * from './schemas/usage.js';
 export * from './schemas/logs.js';
 export * from './schemas/budgets.js';
+export * from './schemas/deployments.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/openai.js';
 export * from './schemas/openai-embeddings.js';

@@ -1,6 +1,9 @@
 /** Plans, the permissions they grant, and their rate limits (CONTRACT §4, §6). */
-export const PERMISSIONS = ['read:code', 'write:code', 'deploy:apps'] as const;
+/** `admin` (CONTRACT §12.4) is granted by no plan: only an instance administrator can give it to an API key, for the admin routes. */
+export const PERMISSIONS = ['read:code', 'write:code', 'deploy:apps', 'admin'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+/** The scopes an OAuth application may ask for: all but `admin`. */
+export const OAUTH_SCOPES: readonly Permission[] = PERMISSIONS.filter((p) => p !== 'admin');
 
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];

@@ -10,10 +10,13 @@ export interface Metrics {
   /** Model calls, their tokens, cost and timings (observability/call-observer.ts), runs and verifications. */
   model: ModelMetrics;
   /** Read at each scrape: runs waiting for an executor, open WebSocket connections (set by the composition root). */
-  sources: { runQueueDepth?: () => number | Promise<number>; wsConnections?: () => number };
+  sources: { runQueueDepth?: () => number | Promise<number>; wsConnections?: () => number; deployments?: () => DeploymentGaugeRow[] };
   /** CODELOOM_METRICS_TOKEN: whether an Authorization header may read /metrics (always, without a token). */
   authorized(header: string | undefined): boolean;
 }
+
+/** One model deployment's health on this instance (CONTRACT §12.4), read at each scrape. */
+export interface DeploymentGaugeRow { id: string; name: string; up: boolean; consecutiveFailures: number }
 
 /**
  * The model families of CONTRACT §12.7. Labels are bounded: `model` is a registered model id (never request
@@ -55,6 +58,14 @@ export function createMetrics(options: { token?: string | undefined } = {}): Met
   new Gauge({
     name: 'codeloom_ws_connections', help: 'Open WebSocket streaming connections on this instance', registers,
     collect() { this.set(sources.wsConnections ? sources.wsConnections() : 0); },
+  });
+  new Gauge({
+    name: 'codeloom_deployment_up', help: 'Whether a model deployment takes calls on this instance (1), or is cooling down after failures or disabled (0)', labelNames: ['deployment', 'name'], registers,
+    collect() { this.reset(); for (const d of sources.deployments?.() ?? []) this.set({ deployment: d.id, name: d.name }, d.up ? 1 : 0); },
+  });
+  new Gauge({
+    name: 'codeloom_deployment_consecutive_failures', help: 'Failures in a row of a model deployment on this instance (the upstream\'s fault: 5xx, 429, timeouts, connection errors)', labelNames: ['deployment'], registers,
+    collect() { this.reset(); for (const d of sources.deployments?.() ?? []) this.set({ deployment: d.id }, d.consecutiveFailures); },
   });
   // Digests of equal length, so the comparison takes the same time whatever the header holds.
   const wanted = options.token ? createHash('sha256').update(`Bearer ${options.token}`).digest() : undefined;

@@ -43,6 +43,13 @@ export class ModelRegistry {
     this.models.set(model.id, model);
   }
 
+  /** Removes a model (a deployment no longer serves it); the default goes back to the sandbox if it was this one. */
+  unregister(id: string): void {
+    if (id === 'sandbox') return;
+    this.models.delete(id);
+    if (this.defaultId === id) this.defaultId = 'sandbox';
+  }
+
   setDefault(id: string): void {
     if (!this.models.has(id)) throw new Error(`CODELOOM_DEFAULT_MODEL: unknown model "${id}"; configured: ${this.ids().join(', ')}`);
     this.defaultId = id;

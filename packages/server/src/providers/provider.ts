@@ -6,6 +6,7 @@
  * (errors/provider-error.ts); an aborted call rejects with CancelledError.
  */
 
+import type { ModelPrice } from '../config/model-prices.js';
 import type { ChatMessage, ConversationCapabilities, ConversationOptions, ToolCall, ToolCallDelta } from './conversation.js';
 
 export type { ChatMessage, ToolCall, ToolCallDelta } from './conversation.js';
@@ -38,6 +39,8 @@ export interface ModelCallOptions extends ConversationOptions {
     agentType?: string;
   };
   signal?: AbortSignal;
+  /** Told which deployment serves the call and at what price, by a model served by deployments (providers/routing/routed-provider.ts): the call is charged at it. */
+  onRoute?: (deploymentId: string, price: ModelPrice) => void;
   /** W3C `traceparent` of the call's span, sent upstream as a header by the HTTP providers (tracing on only). */
   traceparent?: string;
 }

@@ -17,10 +17,15 @@ const toApiKey = (r: ApiKeyRecord): ApiKey => ({
 });
 
 export class ApiKeysService {
-  constructor(private readonly store: Store, private readonly revocations: RevocationStore, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS) {}
+  constructor(
+    private readonly store: Store, private readonly revocations: RevocationStore, private readonly events: CredentialEvents = NO_CREDENTIAL_EVENTS,
+    /** Who administers the instance (only they may give a key the `admin` scope). */
+    private readonly admins?: { isAdmin(user: { id: string; email: string }): Promise<boolean> },
+  ) {}
 
   async create(principal: Principal, body: CreateApiKeyBody): Promise<CreatedApiKey> {
-    const scopes = grantableScopes(principal.org.plan, body.scopes, 'a key can only carry permissions you have');
+    const admin = body.scopes?.includes('admin') === true && principal.type === 'session' && (await this.admins?.isAdmin(principal.user)) === true;
+    const scopes = grantableScopes(principal.org.plan, body.scopes, 'a key can only carry permissions you have', admin);
     const environment = body.environment ?? principal.environment;
     if (environment !== principal.environment && principal.environment === 'sandbox') {
       throw new AppError('validation_failed', 'A production key cannot be created from the sandbox.', { errors: [{ path: '/environment', message: 'must be sandbox in the sandbox' }] });

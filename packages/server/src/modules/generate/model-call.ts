@@ -257,6 +257,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let spent = 0;
   let cost = 0;
   let served = candidates[0]!;
+  let servedPrice: RegisteredModel['price'];
   let upstreamMs = 0;
   let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
   let committed!: Promise<void>;
@@ -271,6 +272,9 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
       if (queuedMs < 0) queuedMs = started - t0;
       const options = providerOptions(call, served);
       if (watch?.traceparent) options.traceparent = watch.traceparent;
+      // A model served by deployments names the one that serves, and its price (providers/routing/).
+      servedPrice = undefined;
+      options.onRoute = (_deployment, price) => { servedPrice = price; };
       try {
         for await (const part of served.provider.stream(options)) {
           if (firstAt === 0 && part.type !== 'finish') firstAt = performance.now();
@@ -326,7 +330,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     };
     spent = usage.promptTokens + usage.completionTokens;
     // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
-    cost = costMicros(served.price, usage);
+    cost = costMicros(servedPrice ?? served.price, usage);
     const detail: CallDetail | undefined = meter && {
       origin: call.origin, requested: call.model, served, startedAt, queuedMs: Math.max(0, queuedMs), ttftMs: firstAt ? firstAt - t0 : undefined,
       latencyMs: performance.now() - t0, stream: call.onText !== undefined || call.onToolCall !== undefined, finishReason: outcome === 'succeeded' ? finishReason : undefined,

@@ -1,4 +1,4 @@
-import { PERMISSIONS, type Permission } from '@codeloom/protocol';
+import { OAUTH_SCOPES as PERMISSIONS, type Permission } from '@codeloom/protocol';
 import type { OAuthClientRecord } from '../../storage/repos/oauth-clients-repo.js';
 
 export const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;

@@ -1,5 +1,5 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
-import { PERMISSIONS, type AuthorizationServerMetadata, type IntrospectionResponse, type OAuthTokenResponse } from '@codeloom/protocol';
+import { OAUTH_SCOPES, type AuthorizationServerMetadata, type IntrospectionResponse, type OAuthTokenResponse } from '@codeloom/protocol';
 import type { Store } from '../../storage/store.js';
 import type { Account } from '../../storage/repos/accounts-repo.js';
 import { nowIso } from '../../storage/ids.js';
@@ -139,7 +139,7 @@ export class OAuthService {
       token_endpoint: `${this.base}/oauth/token`,
       revocation_endpoint: `${this.base}/oauth/revoke`,
       introspection_endpoint: `${this.base}/oauth/introspect`,
-      scopes_supported: [...PERMISSIONS],
+      scopes_supported: [...OAUTH_SCOPES],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: [...SUPPORTED_GRANTS],

@@ -11,6 +11,11 @@ export const SCOPE_WORDING: Record<Permission, { label: string; detail: string; 
     detail: 'Read your projects and their files, and your generations, agents, workflows and runs.',
     icon: '<path d="M1.5 10S4.8 4 10 4s8.5 6 8.5 6-3.3 6-8.5 6-8.5-6-8.5-6Z"/><circle cx="10" cy="10" r="2.6"/>',
   },
+  admin: {
+    label: 'Administer this server',
+    detail: 'Add, change and remove model deployments (never granted to applications: only an administrator’s API key carries it).',
+    icon: '<path d="M10 2 3 5v5c0 4 3 7 7 8 4-1 7-4 7-8V5l-7-3Z"/>',
+  },
   'write:code': {
     label: 'Generate and change code',
     detail: 'Generate code, and create, change or delete your projects, agents, workflows and runs. Generations count toward your plan’s limits.',

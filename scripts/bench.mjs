@@ -12,6 +12,7 @@ const { benchParse } = await import('../bench/parse.bench.mjs');
 const { benchSpend } = await import('../bench/spend.bench.mjs');
 const { benchCodecs } = await import('../bench/codecs.bench.mjs');
 const { benchObservability } = await import('../bench/observability.bench.mjs');
+const { benchRouting } = await import('../bench/routing.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
@@ -19,6 +20,8 @@ const suites = {
   spend: () => benchSpend({ duration }),
   // /generate's CPU per request with the request log, metrics and OTLP tracing on, against them off (target: within 10 %); memory over BENCH_MEMORY_SECONDS; bytes per logged call.
   observability: () => benchObservability({ duration }),
+  // Deployment routing: the router's choice in ns (target ≤ 5 µs) and /generate's CPU per request on a model served by two deployments against one configured by environment (target: within 10 %).
+  routing: () => benchRouting({ duration }),
   stream: () => benchStream(),
   runs: () => benchRuns(),
   // parseFencedFiles on 1 MB and 2 MB answers, realistic and hostile: µs/KB and whether the time grows linearly.

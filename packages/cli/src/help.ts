@@ -4,7 +4,7 @@ import { lookupTable } from '@codeloom/protocol';
 export const COMMAND_HELP = lookupTable<string>({
   serve: 'codeloom serve\n  Start the server with the settings of docs/config.md (same as npm start).',
   migrate: 'codeloom migrate\n  Apply database migrations and exit.',
-  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin users [--page N] [--limit N]   list every account and their count (or one page of them)\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
+  admin: 'codeloom admin set-plan EMAIL PLAN   change an organization\'s plan (free, pro, enterprise)\ncodeloom admin grant EMAIL   make the account an instance administrator (admin routes, model deployments)\ncodeloom admin revoke EMAIL   take that away\ncodeloom admin users [--page N] [--limit N]   list every account and their count (or one page of them)\n  Server-side: uses DATABASE_URL / CODELOOM_DATA_DIR like the server.',
   register: 'codeloom register --email EMAIL --name "YOUR NAME" [--password PASSWORD]\n  Create an account and sign in with it (stored like login). Without --password it is read from the terminal (or one line of standard input).',
   login: 'codeloom login --email EMAIL [--password PASSWORD]\ncodeloom login --api-key KEY\n  Sign in and store the credentials (mode 0600) in ~/.config/codeloom (or $CODELOOM_CONFIG_DIR).\n  They are stored only once the server has accepted them: a failed login keeps the previous one.\n  Without --password the password is read from the terminal (or one line of standard input).',
   logout: 'codeloom logout\n  End the session on the server and forget the stored credentials (the server URL is kept for the next login).',
@@ -18,18 +18,20 @@ export const COMMAND_HELP = lookupTable<string>({
   run: 'codeloom run WORKFLOW_ID|AGENT_ID "TASK" [--require key=value ...] [--project PROJECT_ID] [--out DIR] [--max-tokens N] [--max-cost-usd USD]\n  Executes the workflow and shows each step live; exits 1 when the run does not succeed.\n  --max-tokens and --max-cost-usd are ceilings on the whole run (not the per-step maxTokens); they replace the workflow\'s.',
   models: 'codeloom models\n  List the models the server offers (* marks the default).',
   eval: 'codeloom eval [--model M] [--samples N] [--only python|typescript|c|TASK] [--out report.json]\n  From a Codeloom checkout: pass@1 (pass@k) of a model on 40 tasks with hidden tests, verified in the sandbox (npm run eval).',
+  deployments: 'codeloom deployments list\ncodeloom deployments add --name NAME --provider openai|anthropic --url BASE_URL --models ID[=UPSTREAM][,…] [--api-key KEY] [--weight N] [--rpm N] [--tpm N] [--price IN/OUT] [--fim] [--embeddings] [--disabled]\ncodeloom deployments update ID [--name NAME] [--url BASE_URL] [--api-key KEY] [--weight N] [--rpm N|none] [--tpm N|none] [--enable|--disabled]\ncodeloom deployments remove ID\ncodeloom deployments test ID\n  Model back-ends (administrators only): e.g. Ollama: --provider openai --url http://127.0.0.1:11434/v1 --models qwen2.5-coder:7b. See docs/models.md.',
   usage: 'codeloom usage [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day|model|api_key]\n  Model calls, tokens and cost (USD, to the micro-dollar) of your account in this environment (--sandbox: the sandbox\'s), per UTC day (default), model or API key;\n  from and to are inclusive (default: the last 30 days). A table with a total row; --json prints the API\'s report.',
 });
 
 export const OVERVIEW = `codeloom — the Codeloom command line
 
 Server side (same environment variables as the server):
-  serve, migrate, admin set-plan EMAIL PLAN, admin users, eval --model M
+  serve, migrate, admin set-plan EMAIL PLAN, admin grant|revoke EMAIL, admin users, eval --model M
 
 Client side (talks to a Codeloom server):
   register, login, logout, whoami, keys create|list|update|revoke, generate, models, usage,
   projects list|create|files|templates, workflows create|list|show|delete,
-  agents create|list|show|delete, run, runs list|show|cancel
+  agents create|list|show|delete, run, runs list|show|cancel,
+  deployments list|add|update|remove|test (administrators)
 
 Global options:
   --json               machine-readable output on standard output

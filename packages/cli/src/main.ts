@@ -12,6 +12,7 @@ import { run } from './commands/run-command.js';
 import { runs } from './commands/runs-command.js';
 import { usage } from './commands/usage-command.js';
 import { workflows } from './commands/workflows-command.js';
+import { deployments } from './commands/deployments-command.js';
 import { parsePaging } from './paging.js';
 
 const SERVER_COMMANDS = new Set(['serve', 'migrate', 'admin']);
@@ -56,6 +57,15 @@ async function main(argv: string[]): Promise<number> {
       'monthly-tokens': { type: 'string' },
       'max-cost-usd': { type: 'string' },
       'max-tokens': { type: 'string' },
+      provider: { type: 'string' },
+      url: { type: 'string' },
+      models: { type: 'string' },
+      weight: { type: 'string' },
+      price: { type: 'string' },
+      fim: { type: 'boolean' },
+      embeddings: { type: 'boolean' },
+      disabled: { type: 'boolean' },
+      enable: { type: 'boolean' },
     },
   });
   const [command, ...rest] = positionals;
@@ -91,6 +101,10 @@ async function main(argv: string[]): Promise<number> {
     case 'run': return run(flags, rest[0], rest.slice(1).join(' ') || undefined, { require: v.require, out: v.out, project: v.project, maxCostUsd: v['max-cost-usd'], maxTokens: v['max-tokens'] });
     case 'models': return models(flags);
     case 'usage': return usage(flags, rest, { from: v.from, to: v.to, by: v.by });
+    case 'deployments': return deployments(flags, rest[0], rest.slice(1), {
+      name: v.name, provider: v.provider, baseUrl: v.url, apiKey: v['api-key'], models: v.models?.split(',').map((m) => m.trim()).filter(Boolean) ?? (v.model ? [v.model] : undefined),
+      weight: v.weight, rpm: v.rpm, tpm: v.tpm, price: v.price, fim: v.fim, embeddings: v.embeddings, disabled: v.disabled, enable: v.enable,
+    });
     default: throw new UsageError(`unknown command: ${command} (see codeloom --help)`);
   }
 }
@@ -114,7 +128,7 @@ async function loadServerCommands(command: string): Promise<typeof import('./ser
 
 function describe(error: unknown): { line: string; code: number } {
   if (error instanceof UsageError) return { line: error.message, code: 2 };
-  if (CodeloomError.isInstance(error)) return { line: `${error.code}: ${error.detail}${error.requestId ? ` (request ${error.requestId})` : ''}`, code: 1 };
+  if (CodeloomError.isInstance(error)) return { line: `${error.code}: ${error.detail}${error.errors?.length ? ` ${error.errors.map((f) => `${f.path} ${f.message}`).join('; ')}` : ''}${error.requestId ? ` (request ${error.requestId})` : ''}`, code: 1 };
   const e = error as { code?: string; message?: string; cause?: { code?: string } };
   if (e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || e?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return { line: `${e.message} (see codeloom --help)`, code: 2 };
   if (e?.cause?.code === 'ECONNREFUSED' || e?.code === 'ECONNREFUSED') return { line: 'service_unavailable: cannot reach the Codeloom server (is it running? see --base-url)', code: 1 };

@@ -45,6 +45,18 @@ export async function runServerCommand(args: string[], flags: Flags): Promise<nu
       print(flags, { email, plan }, `${email} is now on the ${plan} plan.`);
       return 0;
     }
+    if (command === 'admin' && (sub === 'grant' || sub === 'revoke')) {
+      const [email] = rest;
+      if (!email) return usage(`codeloom admin ${sub} EMAIL`);
+      let changed = false;
+      for (const key of emailLookupKeys(email)) if (!changed) changed = await store.accounts.setAdminByEmail(key, sub === 'grant');
+      if (!changed) {
+        process.stderr.write(`codeloom: no account with email ${email}\n`);
+        return 1;
+      }
+      print(flags, { email, admin: sub === 'grant' }, sub === 'grant' ? `${email} is now an administrator of this server.` : `${email} is no longer an administrator of this server.`);
+      return 0;
+    }
     if (command === 'admin' && sub === 'users') return await listUsers(store, flags);
     return usage(`unknown command: ${args.join(' ')} (see codeloom --help)`);
   } finally {

@@ -35,6 +35,7 @@ import { usageRoutes } from './modules/usage/usage-routes.js';
 import { logsRoutes } from './modules/logs/logs-routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 import { budgetsRoutes } from './modules/budgets/budgets-routes.js';
+import { adminRoutes } from './modules/deployments/deployments-routes.js';
 import { openAIRoutes, OPENAI_PREFIX } from './modules/openai-compat/openai-routes.js';
 import { OpenAIService } from './modules/openai-compat/openai-service.js';
 import { sendOpenAIFrameworkError } from './modules/openai-compat/openai-errors.js';
@@ -73,7 +74,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key', 'secret'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'password', 'token', 'refreshToken', 'refresh_token', 'key', 'secret', 'api_key', 'apiKey', '*.api_key', '*.apiKey'], censor: '[redacted]' },
     },
     // Request lines are written by registerRequestLog, as CODELOOM_REQUEST_LOG says.
     logController: new LogController({ disableRequestLogging: true }),
@@ -175,6 +176,7 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
     await api.register(logsRoutes({ logs: ctx.logs }));
     await api.register(webhooksRoutes({ webhooks: ctx.webhooks }));
     await api.register(budgetsRoutes({ budgets: ctx.budgets }));
+    await api.register(adminRoutes({ deployments: ctx.deployments, admins: ctx.admins }));
   }, { prefix: API_PREFIX });
   const embeddings = new EmbeddingsService(models, ctx.rateLimiter.spend, new StoreUsageMeter(store.usage, (error) => app.log.warn({ err: error }, 'usage not recorded')));
   await app.register(openAIRoutes({ openai: new OpenAIService(store, models, generation), models, embeddings }), { prefix: OPENAI_PREFIX });

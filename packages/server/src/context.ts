@@ -19,6 +19,8 @@ import type { RunEventBus } from './modules/runs/run-events.js';
 import type { CredentialWatch } from './modules/stream/credential-watch.js';
 import type { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import type { BudgetsService } from './modules/budgets/budgets-service.js';
+import type { DeploymentsService } from './modules/deployments/deployments-service.js';
+import type { Admins } from './modules/deployments/admin-guard.js';
 import type { Tracing } from './plugins/tracing.js';
 import type { LogsService } from './modules/logs/logs-service.js';
 import type { LogRetention } from './modules/observability/log-retention.js';
@@ -52,6 +54,10 @@ export interface AppContext {
   /** An organization's webhooks, and the events (runs, budgets) emitted to them. */
   webhooks: WebhooksService;
   budgets: BudgetsService;
+  /** Model deployments (CONTRACT §12.4) and the routed models they make in `models`. */
+  deployments: DeploymentsService;
+  /** Instance administrators (admin routes). */
+  admins: Admins;
   /** OpenTelemetry, when an OTLP endpoint is configured. */
   tracing?: Tracing;
   /** The request log (GET /api/v1/logs) and its retention job. */

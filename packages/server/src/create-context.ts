@@ -17,6 +17,9 @@ import { migrateToLatest, openDatabase, type DatabaseOptions } from './storage/o
 import { createStore } from './storage/store.js';
 import { createRedisClient } from './storage/redis-client.js';
 import { buildModelRegistry } from './providers/build-registry.js';
+import { DeploymentsService } from './modules/deployments/deployments-service.js';
+import { Admins } from './modules/deployments/admin-guard.js';
+import { loadSecretKey, SecretCipher } from './identity/secret-cipher.js';
 import { GenerationService } from './modules/generate/generation-service.js';
 import { languageCatalog } from './modules/generate/language-catalog.js';
 import { StoreUsageMeter } from './modules/usage/usage-meter.js';
@@ -76,6 +79,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const budgetBook = new BudgetBook(store, limits, webhooks);
   rateLimiter.spend.attachBudgets(budgetBook);
   const models = await buildModelRegistry(config);
+  // Model deployments (CONTRACT §12.4): routed models added to the registry from the database, kept live.
+  const secret = loadSecretKey(config.secretKey, config.dataDir);
+  if (secret.generated) process.emitWarning(`CODELOOM_SECRET_KEY is not set: deployments' API keys are encrypted with the key kept in ${secret.generated}. Instances sharing a database must share one key: set CODELOOM_SECRET_KEY on every instance.`, { code: 'CODELOOM_SECRET_KEY' });
+  const deployments = new DeploymentsService({
+    store, models, config, limits, redis, prefix, cipher: new SecretCipher(secret.key, config.secretKeysPrevious ?? []),
+    warn: (message) => process.emitWarning(message),
+  });
+  await deployments.start();
+  const admins = new Admins(store.accounts, config.adminEmails ?? []);
   const generation = new GenerationService(store, models, rateLimiter, languageCatalog);
   const projects = new ProjectsService(store);
   generation.attachProjects(projects);
@@ -100,6 +112,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const runs = new RunsService(store, agents, workflows, generation, projects, new RunExecutor(store, models, generation, projects, runEvents, observeRuns(runWebhooks(webhooks), metrics.model), { tracing }), engine, runEvents, observeRuns(runWebhooks(webhooks), metrics.model));
   metrics.sources.runQueueDepth = queuedRuns(store.handle.db);
   metrics.sources.wsConnections = () => credentialWatch.connections;
+  metrics.sources.deployments = () => deployments.healthList().map(({ id, name, health }) => ({ id, name, up: health.status() === 'ok', consecutiveFailures: health.consecutiveFailures }));
   return {
     config,
     store,
@@ -109,7 +122,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     keyRing,
     auth,
     credentials: new StoreCredentialResolver(store, keyRing, revocations),
-    apiKeys: new ApiKeysService(store, revocations, credentialWatch),
+    apiKeys: new ApiKeysService(store, revocations, credentialWatch, admins),
     rateLimiter,
     metrics,
     ...(tracing ? { tracing } : {}),
@@ -125,6 +138,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     credentialWatch,
     webhooks,
     budgets: new BudgetsService(store, budgetBook),
+    deployments,
+    admins,
   };
 }
 
@@ -135,6 +150,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.webhooks.close();
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
+  await ctx.deployments.close();
   await ctx.models.close();
   await ctx.generation.verification?.close();
   await ctx.limits.close();

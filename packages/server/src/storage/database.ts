@@ -1,8 +1,12 @@
+import type { Generated } from 'kysely';
+
 /** Table shapes as Kysely sees them. Timestamps are RFC 3339 UTC strings on both dialects; lists are JSON text. */
 export interface OrganizationsTable { id: string; name: string; plan: string; created_at: string }
 export interface UsersTable {
   id: string; email: string; email_normalized: string; name: string; password_hash: string;
   org_id: string; created_at: string;
+  /** 1 for an instance administrator (CONTRACT §12.4); defaults to 0. */
+  is_admin: Generated<number>;
 }
 export interface SessionsTable {
   id: string; user_id: string; environment: string; created_at: string; expires_at: string;
@@ -37,6 +41,11 @@ export interface WebhookDeliveriesTable {
 }
 /** A stored Responses API answer (migration 0013): the `response` object and the conversation it ends, both JSON. */
 export interface ResponsesTable { id: string; org_id: string; user_id: string; environment: string; response: string; conversation: string; created_at: string; expires_at: string }
+/** A model back-end (CONTRACT §12.4); `models` is JSON, `api_key_enc` the encrypted key (identity/secret-cipher.ts). */
+export interface DeploymentsTable {
+  id: string; name: string; provider: string; base_url: string; api_key_enc: string | null; models: string;
+  weight: number; rpm: number | null; tpm: number | null; enabled: number; created_at: string; updated_at: string;
+}
 export interface SigningKeysTable { kid: string; alg: string; private_jwk: string; public_jwk: string; created_at: string }
 
 export interface GenerationsTable {
@@ -110,6 +119,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   responses: ResponsesTable;
+  deployments: DeploymentsTable;
   signing_keys: SigningKeysTable;
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;

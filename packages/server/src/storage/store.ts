@@ -16,6 +16,7 @@ import { BudgetsRepo } from './repos/budgets-repo.js';
 import { WebhooksRepo } from './repos/webhooks-repo.js';
 import { RequestLogsRepo } from './repos/request-logs-repo.js';
 import { ResponsesRepo } from './repos/responses-repo.js';
+import { DeploymentsRepo } from './repos/deployments-repo.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
@@ -37,6 +38,8 @@ export interface Store {
   webhooks: WebhooksRepo;
   budgets: BudgetsRepo;
   responses: ResponsesRepo;
+  /** Model deployments (CONTRACT §12.4). */
+  deployments: DeploymentsRepo;
   /** One row per model call (the request log), written with the call's usage row. */
   requestLogs: RequestLogsRepo;
 }
@@ -64,6 +67,7 @@ export function createStore(handle: DatabaseHandle): Store {
     webhooks: new WebhooksRepo(db),
     budgets: new BudgetsRepo(db),
     responses: new ResponsesRepo(db),
+    deployments: new DeploymentsRepo(db),
     requestLogs: new RequestLogsRepo(db, handle.dialect, writes),
   };
 }

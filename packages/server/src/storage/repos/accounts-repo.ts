@@ -27,8 +27,10 @@ export class AccountsRepo {
     const org = { id: newId('org'), name: `${input.name}'s organization`, plan: input.plan, created_at };
     const user = { id: newId('usr'), email: input.email, email_normalized: input.emailNormalized, name: input.name, password_hash: input.passwordHash, org_id: org.id, created_at };
     await translateUnique(() => this.db.transaction().execute(async (tx) => {
+      // The first account of an empty database administers the instance (CONTRACT §12.4).
+      const someone = await tx.selectFrom('users').select('id').limit(1).executeTakeFirst();
       await tx.insertInto('organizations').values(org).execute();
-      await tx.insertInto('users').values(user).execute();
+      await tx.insertInto('users').values({ ...user, is_admin: someone ? 0 : 1 }).execute();
     }));
     return { user: { id: user.id, email: user.email, name: user.name, created_at }, org: { id: org.id, name: org.name, plan: input.plan } };
   }
@@ -67,6 +69,18 @@ export class AccountsRepo {
     if (!user) return false;
     await this.db.updateTable('organizations').set({ plan }).where('id', '=', user.org_id).execute();
     return true;
+  }
+
+  /** Whether the account is an instance administrator (users.is_admin). */
+  async isAdmin(userId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('is_admin').where('id', '=', userId).executeTakeFirst();
+    return Number(row?.is_admin ?? 0) === 1;
+  }
+
+  /** Grants or revokes administration; false when no user has that email. */
+  async setAdminByEmail(emailNormalized: string, admin: boolean): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ is_admin: admin ? 1 : 0 }).where('email_normalized', '=', emailNormalized).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async list(page: number, limit: number): Promise<{ rows: Account[]; total: number }> {

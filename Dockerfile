@@ -13,8 +13,9 @@ ARG BASE_IMAGE=node:20-bookworm-slim
 FROM ${BASE_IMAGE} AS builder
 # better-sqlite3 is native: it downloads a prebuilt binary when it can and compiles otherwise,
 # against the base image's own Node headers (npm_config_nodedir: nothing fetched from nodejs.org).
+# tini: the final image's PID 1 (below).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
+ && apt-get install -y --no-install-recommends python3 make g++ ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local \
     npm_config_update_notifier=false \
@@ -52,6 +53,7 @@ WORKDIR /app
 COPY --from=builder /src/package.json /src/package-lock.json ./
 COPY --from=builder /src/node_modules ./node_modules
 COPY --from=builder /src/packages ./packages
+COPY --from=builder /usr/bin/tini-static /usr/bin/tini
 # `codeloom migrate`, `codeloom admin …` in the container (docker exec / a one-off run): the server commands of the CLI.
 RUN ln -s /app/packages/cli/dist/main.js /usr/local/bin/codeloom
 USER 10001:10001
@@ -63,8 +65,11 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # The server drains on SIGTERM (docs/operations.md): give the runtime's stop at least
 # CODELOOM_SHUTDOWN_TIMEOUT (30 s) plus a little (docker stop -t 40, stop_grace_period: 40s).
 STOPSIGNAL SIGTERM
-# Exec form: node is PID 1 and receives SIGTERM itself (it handles SIGTERM and SIGINT).
-# The heap flags are those `npm start` uses (scripts/heap-flags.mjs).
+# tini is PID 1: it passes SIGTERM on to node, which drains, and reaps orphans (verification
+# sandboxes). With node itself as PID 1 a SIGTERM that came before the server had installed its
+# handler (during start-up: migrations, waiting for the database) was ignored, so the stop waited
+# for the runtime's SIGKILL. Exec form, no shell. The heap flags are `npm start`'s (scripts/heap-flags.mjs).
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=16", "packages/server/dist/main.js"]
 
 # ---------------------------------------------------------------------------------------------
@@ -78,9 +83,12 @@ RUN mkdir -p /opt/codeloom-verify \
 
 # ---------------------------------------------------------------------------------------------
 # verify: verified generation (docs/verification.md) — bubblewrap, Python with pytest, C and C++,
-# make/cmake, and tsc/tsx/vitest. It needs user namespaces in the container: run it with
-#   --security-opt seccomp=unconfined --security-opt apparmor=unconfined   (or --cap-add SYS_ADMIN)
-# and --init (docs/deploy.md). More toolchains: --build-arg VERIFY_EXTRA_PACKAGES="default-jdk-headless rustc cargo golang-go".
+# make/cmake, and tsc/tsx/vitest. bubblewrap needs user namespaces, mount and an unmasked /proc:
+#   docker run --security-opt seccomp=unconfined --security-opt systempaths=unconfined --security-opt apparmor=unconfined …
+#   podman run --security-opt seccomp=unconfined --security-opt unmask=ALL …
+# (docs/deploy.md; not --cap-add SYS_ADMIN: bubblewrap refuses to run with it as a non-root user).
+# tini (the entrypoint) already reaps what the sandboxes leave behind: no --init needed.
+# More toolchains: --build-arg VERIFY_EXTRA_PACKAGES="default-jdk-headless rustc cargo golang-go".
 FROM base AS verify
 ARG VERIFY_EXTRA_PACKAGES=""
 USER root

@@ -27,6 +27,7 @@ const CACHE = join(tmpdir(), 'codeloom-container-test');
 const ROOTFS_IMAGE = `localhost/codeloom-test-rootfs:${day}`;
 const BASE_IMAGE = `localhost/codeloom-test-base:${day}-node${process.version.slice(1)}`;
 const IMAGE = 'localhost/codeloom-test:latest';
+const VERIFY_IMAGE = 'localhost/codeloom-test-verify:latest';
 const tag = `cl-test-${process.pid}`;
 
 const missing = ['podman', 'runc', 'mmdebstrap'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
@@ -220,7 +221,8 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
 
   afterAll(async () => {
     if (composeDown) await composeDown();
-    for (const n of ['a', 'b']) await podman(['rm', '-f', '-t', '0', `${tag}-${n}`]);
+    for (const n of ['early', 'a', 'b', 'v', 'plain']) await podman(['rm', '-f', '-v', '-t', '0', `${tag}-${n}`]);
+    await podman(['volume', 'rm', '-f', `${tag}-early`]);
     await podman(['volume', 'rm', '-f', `${tag}-data`]);
     console.log(`container image test timings (ms): ${JSON.stringify(timings)}`);
   }, 120_000);
@@ -236,6 +238,7 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
     const health = JSON.parse((await must('inspect', podman(['image', 'inspect', '--format', '{{json .HealthCheck}}', IMAGE]))).stdout);
     expect(health.Test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
     expect(health.Test[3]).toMatch(/\/healthz/);
+    expect(config.Entrypoint).toEqual(['/usr/bin/tini', '--']);
     expect(config.Cmd[0]).toBe('node');
     // Production dependencies only: no compiler, test runner or bundler in the final image.
     const ls = await podman(['run', '--rm', ...LIMITS, '--health-interval', 'disable', IMAGE, 'node', '-e',
@@ -246,7 +249,18 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
   it('serves, passes its health check, registers, generates with the sandbox model, keeps its data on /data, and stops gracefully on SIGTERM', async (ctx) => {
     if (unavailable) ctx.skip(unavailable);
     const port = await freePort();
+    // A stop while the server is still starting is prompt too (tini passes SIGTERM on; node as PID 1 ignored it until its handler was installed).
+    await must('podman run (stopped at once)', podman(['run', '-d', '--name', `${tag}-early`, ...LIMITS, '--network', 'host', '--read-only', '--tmpfs', '/tmp',
+      '--health-interval', 'disable', '-v', `${tag}-early:/data`, '-e', `PORT=${port}`, IMAGE]));
     let t = Date.now();
+    await must('podman stop (at once)', podman(['stop', '-t', '40', `${tag}-early`], 60_000));
+    timings.stopWhileStarting = Date.now() - t;
+    expect(timings.stopWhileStarting).toBeLessThan(10_000);
+    expect(['0', '143']).toContain((await podman(['inspect', '--format', '{{.State.ExitCode}}', `${tag}-early`])).stdout.trim());
+    await podman(['rm', '-f', '-v', `${tag}-early`]);
+    await podman(['volume', 'rm', '-f', `${tag}-early`]);
+
+    t = Date.now();
     const base = await start(`${tag}-a`, port);
     timings.start = Date.now() - t;
     expect((await podman(['exec', `${tag}-a`, 'id', '-u'])).stdout.trim()).toBe('10001');
@@ -343,6 +357,14 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
       const logs = await Promise.all([...instances, 'postgres', 'redis', 'proxy'].map(async (n) => `--- ${n}\n${tail((await podman(['logs', `${project}_${n}_1`])).stdout + (await podman(['logs', `${project}_${n}_1`])).stderr, 15)}`));
       throw new Error(`the stack did not become ready through the proxy within 180 s:\n${ps.stdout}\n${logs.join('\n')}`);
     }
+    // Every instance up, not only the ones nginx happened to ask.
+    for (const n of instances) {
+      const by = Date.now() + 60_000;
+      while (!/^Codeloom listening on /m.test((await podman(['logs', `${project}_${n}_1`])).stdout)) {
+        if (Date.now() > by) throw new Error(`${n} did not start within 60 s:\n${tail((await podman(['logs', `${project}_${n}_1`])).stderr, 10)}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
     timings.composeUp = Date.now() - t;
 
     const reg = await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'compose@example.com', password: 'correct horse battery', name: 'Compose' }) });
@@ -389,4 +411,39 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
       expect(res.status).toBe(200);
     }
   }, 15 * 60_000);
+  it('the verify target runs verified generation with the documented options (seccomp unconfined, /proc unmasked), and says unavailable without them', async (ctx) => {
+    if (unavailable) ctx.skip(unavailable);
+    let t = Date.now();
+    await must('podman build --target verify', podman(['build', '--network', 'host', '--format', 'docker', '--target', 'verify',
+      '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', VERIFY_IMAGE, '.'], BUILD_TIMEOUT));
+    timings.verifyBuild = Date.now() - t;
+    const verified = async (name: string, options: string[]) => {
+      const port = await freePort();
+      await must(`podman run ${name}`, podman(['run', '-d', '--name', name, ...LIMITS, '--network', 'host', '--init', '--health-interval', 'disable',
+        ...options, '-e', `PORT=${port}`, '-e', 'LOG_LEVEL=warn', VERIFY_IMAGE]));
+      const base = `http://127.0.0.1:${port}`;
+      await waitReady(`${base}/readyz`, name);
+      const reg = await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'verify@example.com', password: 'correct horse battery', name: 'Verify' }) });
+      const { token } = await json(reg);
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+      const status = await json(await fetch(`${base}/api/v1/verification`, { headers }));
+      const gen = await json(await fetch(`${base}/api/v1/generate`, { method: 'POST', headers,
+        body: JSON.stringify({ prompt: 'REST API for todos', language: 'typescript', context: { includeTests: true }, verify: true }) }));
+      await podman(['rm', '-f', '-v', '-t', '0', name]);
+      return { status, verification: gen.verification };
+    };
+    t = Date.now();
+    const on = await verified(`${tag}-v`, ['--security-opt', 'seccomp=unconfined', '--security-opt', 'unmask=ALL']);
+    timings.verifyRun = Date.now() - t;
+    expect(on.status.available, JSON.stringify(on.status)).toBe(true);
+    const supported = on.status.languages.filter((l: any) => l.supported).map((l: any) => l.id);
+    expect(supported).toEqual(expect.arrayContaining(['typescript', 'javascript', 'python', 'c', 'cpp', 'bash']));
+    expect(on.verification.status, JSON.stringify(on.verification)).toBe('passed');
+    expect(on.verification.tests.passed).toBeGreaterThan(0);
+    // Without the options nothing runs: the sandbox cannot start, and says why.
+    const off = await verified(`${tag}-plain`, []);
+    expect(off.status.available).toBe(false);
+    expect(off.verification.status).toBe('unavailable');
+    expect(off.verification.reason).toMatch(/bwrap/);
+  }, BUILD_TIMEOUT + 5 * 60_000);
 });

@@ -190,6 +190,7 @@ describe('compose.yaml, the nginx configuration and the Dockerfile', () => {
     expect(base).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(base).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "-e", "fetch\('http:\/\/127\.0\.0\.1:'.*\/healthz'\)/m);
     expect(base).toMatch(/^STOPSIGNAL SIGTERM$/m);
+    expect(base).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
     expect(base).toMatch(/^CMD \["node", .*"packages\/server\/dist\/main\.js"\]$/m);
     expect(base).not.toMatch(/npm ci|npm install/); // dependencies come from the builder, pruned to production
     expect(dockerfile).toMatch(/npm prune --omit=dev/);
@@ -197,6 +198,8 @@ describe('compose.yaml, the nginx configuration and the Dockerfile', () => {
     expect(verify).toMatch(/bubblewrap/);
     expect(verify).toMatch(/python3/);
     expect(verify).toMatch(/seccomp=unconfined/);
+    expect(verify).toMatch(/systempaths=unconfined/);
+    expect(verify).toMatch(/unmask=ALL/);
     expect(read('.dockerignore')).toMatch(/^\*\*\/node_modules$/m);
   });
 });

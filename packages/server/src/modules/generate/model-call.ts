@@ -91,6 +91,8 @@ export interface CallDetail {
   /** The model asked for (a fallback may have served). */
   requested: RegisteredModel;
   served: RegisteredModel;
+  /** The deployment that served (providers/routing/), when the model is served by deployments. */
+  deployment: string | undefined;
   /** Epoch milliseconds of the call's start. */
   startedAt: number;
   /** Start → first upstream attempt (reservation), start → first piece, start → settled. */
@@ -258,6 +260,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
   let cost = 0;
   let served = candidates[0]!;
   let servedPrice: RegisteredModel['price'];
+  let servedDeployment: string | undefined;
   let upstreamMs = 0;
   let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
   let committed!: Promise<void>;
@@ -274,7 +277,8 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
       if (watch?.traceparent) options.traceparent = watch.traceparent;
       // A model served by deployments names the one that serves, and its price (providers/routing/).
       servedPrice = undefined;
-      options.onRoute = (_deployment, price) => { servedPrice = price; };
+      servedDeployment = undefined;
+      options.onRoute = (deployment, price) => { servedPrice = price; servedDeployment = deployment; };
       try {
         for await (const part of served.provider.stream(options)) {
           if (firstAt === 0 && part.type !== 'finish') firstAt = performance.now();
@@ -332,7 +336,7 @@ export async function callModel(spend: TokenSpend, call: ModelCall, meter?: Usag
     // Priced at the model that served (a fallback has its own price). No provider reports cached prompt tokens yet, so all are `input`.
     cost = costMicros(servedPrice ?? served.price, usage);
     const detail: CallDetail | undefined = meter && {
-      origin: call.origin, requested: call.model, served, startedAt, queuedMs: Math.max(0, queuedMs), ttftMs: firstAt ? firstAt - t0 : undefined,
+      origin: call.origin, requested: call.model, served, deployment: servedDeployment, startedAt, queuedMs: Math.max(0, queuedMs), ttftMs: firstAt ? firstAt - t0 : undefined,
       latencyMs: performance.now() - t0, stream: call.onText !== undefined || call.onToolCall !== undefined, finishReason: outcome === 'succeeded' ? finishReason : undefined,
       error: failure, messages: call.messages, pieces, watch,
     };

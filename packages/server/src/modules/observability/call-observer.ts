@@ -72,7 +72,8 @@ export class ObservedUsageMeter implements UsageMeter {
 
   private observe(entry: UsageEntry, d: CallDetail): void {
     const { status: httpStatus, code } = errorOf(entry, d.error);
-    const deployment = d.served.provider.name;
+    // The deployment that served, when the model has deployments; else the provider (a bounded set either way: both come from configuration).
+    const deployment = d.deployment ?? d.served.provider.name;
     const fallbackFrom = d.served === d.requested ? null : d.requested.id;
     const metrics = this.options.metrics;
     if (metrics) {
@@ -94,6 +95,7 @@ export class ObservedUsageMeter implements UsageMeter {
       if (d.finishReason) attributes['gen_ai.response.finish_reasons'] = [d.finishReason];
       if (d.ttftMs !== undefined) attributes['codeloom.ttft_ms'] = Math.round(d.ttftMs);
       if (fallbackFrom) attributes['codeloom.fallback_from'] = fallbackFrom;
+      if (d.deployment) attributes['codeloom.deployment_id'] = d.deployment;
       span.setAttributes(attributes);
       if (code) failSpan(span, code);
       span.end();
@@ -114,7 +116,7 @@ export class ObservedUsageMeter implements UsageMeter {
     logs.insert({
       // Time-ordered by the call's start: the `at` that the filters and the retention job bound by id.
       id: newTimeOrderedId('log', d.startedAt), at: new Date(d.startedAt).toISOString(), organization_id: subject.org?.id ?? subject.user.id, user_id: subject.user.id,
-      api_key_id: subject.apiKeyId ?? null, route: d.origin?.route ?? 'internal', model: entry.model, deployment_id: null, status: entry.outcome,
+      api_key_id: subject.apiKeyId ?? null, route: d.origin?.route ?? 'internal', model: entry.model, deployment_id: d.deployment ?? null, status: entry.outcome,
       error_code: code, http_status: httpStatus, prompt_tokens: entry.promptTokens, completion_tokens: entry.completionTokens, cost_micros: entry.costMicros,
       latency_ms: Math.round(d.latencyMs), ttft_ms: d.ttftMs === undefined ? null : Math.round(d.ttftMs), queued_ms: Math.round(d.queuedMs),
       fallback_from: fallbackFrom, request_id: d.origin?.requestId ?? null, stream: d.stream ? 1 : 0, request_body: requestBody, response_body: responseBody,

@@ -168,6 +168,16 @@ export async function rawApi<T>(method: string, path: string, body?: unknown): P
   return (await res.json()) as T;
 }
 
+/** What the signed-out pages offer (GET /dashboard/session/config). */
+export interface PublicConfig { signup: string; first_account: boolean; password_reset_by_mail: boolean }
+
+/** The server's sign-up mode and mail; on failure, everything is offered (the server still decides each request). */
+export async function publicConfig(): Promise<PublicConfig> {
+  const res = await fetch(`${SESSION}/config`, { credentials: 'same-origin', cache: 'no-store' }).catch(() => undefined);
+  if (!res?.ok) return { signup: 'open', first_account: false, password_reset_by_mail: true };
+  return (await res.json()) as PublicConfig;
+}
+
 /** The unauthenticated password-reset calls (POST, JSON); the answer's body, or the problem as a SessionError. */
 async function publicPost<T>(path: string, body: unknown): Promise<T> {
   const res = await fetch(`/api/v1${path}`, { method: 'POST', cache: 'no-store', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

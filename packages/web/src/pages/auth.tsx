@@ -1,7 +1,15 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorText } from '../components/ui.js';
 import { setLanding } from '../router.js';
-import { messageOf, signIn, signUp } from '../session.js';
+import { messageOf, publicConfig, signIn, signUp, type PublicConfig } from '../session.js';
+
+/** Why this server takes no sign-up now (CODELOOM_SIGNUP), or null when it may (the first account always may). */
+export function signupRefusal(config: PublicConfig | null): string | null {
+  if (!config || config.first_account) return null;
+  if (config.signup === 'closed') return 'Sign-up is closed on this server. Ask an administrator for an account.';
+  if (config.signup === 'invite') return 'Sign-up on this server is by invitation only. Ask an administrator for an invitation.';
+  return null;
+}
 
 /** Back from the reset page (`?password=reset`). */
 const passwordWasReset = () => new URLSearchParams(location.search).get('password') === 'reset';
@@ -10,7 +18,10 @@ const passwordWasReset = () => new URLSearchParams(location.search).get('passwor
 export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [config, setConfig] = useState<PublicConfig | null>(null);
+  useEffect(() => { void publicConfig().then(setConfig); }, []);
   const signingUp = mode === 'sign-up';
+  const refusal = signupRefusal(config);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -30,6 +41,8 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
     <div class="auth">
       <h1 tabIndex={-1}>{signingUp ? 'Create your Codeloom account' : 'Sign in to Codeloom'}</h1>
       {!signingUp && passwordWasReset() && <p role="status" class="success">Your password was changed and every session signed out. Sign in with the new password.</p>}
+      {signingUp && config?.first_account && config.signup !== 'open' && <p class="muted">This server has no account yet: the first one can be created here, then sign-up is {config.signup === 'domains' ? 'limited to the allowed domains' : config.signup === 'invite' ? 'by invitation only' : 'closed'}.</p>}
+      {signingUp && refusal ? <p role="status" class="notice">{refusal}</p> : (
       <form onSubmit={submit} class="stack" key={mode}>
         {signingUp && (
           <label>Name<input name="name" autoComplete="name" required maxLength={100} /></label>
@@ -40,10 +53,12 @@ export function AuthPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
         <ErrorText message={error} />
         <button type="submit" disabled={busy}>{signingUp ? 'Create account' : 'Sign in'}</button>
       </form>
-      {!signingUp && <p><a href="/dashboard/forgot-password">Forgot password?</a></p>}
-      <p>
-        {signingUp ? <>Have an account? <a href="/dashboard/sign-in">Sign in instead</a></> : <>New here? <a href="/dashboard/sign-up">Create an account</a></>}
-      </p>
+      )}
+      {!signingUp && config && (config.password_reset_by_mail
+        ? <p><a href="/dashboard/forgot-password">Forgot password?</a></p>
+        : <p class="muted">Forgot your password? Ask an administrator to reset it.</p>)}
+      {signingUp ? <p>Have an account? <a href="/dashboard/sign-in">Sign in instead</a></p>
+        : config && !refusal && <p>New here? <a href="/dashboard/sign-up">Create an account</a></p>}
     </div>
   );
 }

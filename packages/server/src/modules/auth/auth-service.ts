@@ -80,12 +80,21 @@ export class AuthService {
     const mode = this.settings.signup ?? 'open';
     if (mode === 'open') return;
     if (mode === 'domains' && signupDomainAllowed(normalizedEmail, this.settings.signupDomains ?? [])) return;
-    if ((await this.store.accounts.list(1, 1)).total === 0) return;
+    if (await this.noAccountYet()) return;
     throw new AppError('signup_closed', mode === 'domains'
       ? 'Sign-up on this server is limited to email addresses at allowed domains (CODELOOM_SIGNUP=domains), and this address is not at one of them. Ask an administrator for an account.'
       : mode === 'invite'
         ? 'Sign-up on this server is by invitation only (CODELOOM_SIGNUP=invite). Ask an administrator for an invitation.'
         : 'Sign-up is closed on this server (CODELOOM_SIGNUP=closed). Ask an administrator for an account.');
+  }
+
+  /** The sign-up mode, and whether the database has no account yet (then the first sign-up is allowed whatever the mode). */
+  async signupPolicy(): Promise<{ mode: string; firstAccount: boolean }> {
+    return { mode: this.settings.signup ?? 'open', firstAccount: await this.noAccountYet() };
+  }
+
+  private async noAccountYet(): Promise<boolean> {
+    return (await this.store.accounts.list(1, 1)).total === 0;
   }
 
   async login(body: LoginBody, clientIp: string, environment: Environment): Promise<AuthResponse> {

@@ -25,13 +25,21 @@ const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[
  */
 export interface DashboardDeps {
   /** Sign-up and the password check of sign-in (under the login throttle). */
-  auth: Pick<AuthService, 'register' | 'authenticate'>;
+  auth: Pick<AuthService, 'register' | 'authenticate' | 'signupPolicy'>;
   sessions: DashboardSessions;
   /** The public URL of this server: the CSRF check compares request origins with it. */
   issuer: string;
+  /** Whether reset links can be mailed (CODELOOM_SMTP_URL is set): the sign-in page offers "Forgot password?" then. */
+  passwordResetByMail?: boolean;
 }
 
-export const dashboardSessionRoutes = ({ auth, sessions, issuer }: DashboardDeps, prefix: string): FastifyPluginAsync => async (fastify) => {
+const ConfigSchema = Type.Object({
+  signup: Type.String({ description: 'CODELOOM_SIGNUP: open, invite, domains or closed.' }),
+  first_account: Type.Boolean({ description: 'The database has no account yet: the first sign-up is allowed whatever the mode.' }),
+  password_reset_by_mail: Type.Boolean({ description: 'Whether the server can mail password reset links (CODELOOM_SMTP_URL is set).' }),
+});
+
+export const dashboardSessionRoutes = ({ auth, sessions, issuer, passwordResetByMail = false }: DashboardDeps, prefix: string): FastifyPluginAsync => async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const publicOrigin = new URL(issuer).origin;
   const requireCsrf = async (request: FastifyRequest) => {
@@ -50,6 +58,14 @@ export const dashboardSessionRoutes = ({ auth, sessions, issuer }: DashboardDeps
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     return { csrf_token: csrfToken(request, reply) };
+  });
+
+  app.get(`${prefix}/config`, {
+    schema: { tags, summary: 'What the signed-out pages offer: sign-up (by CODELOOM_SIGNUP) and password reset by mail', response: { 200: ConfigSchema } },
+  }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { mode, firstAccount } = await auth.signupPolicy();
+    return { signup: mode, first_account: firstAccount, password_reset_by_mail: passwordResetByMail };
   });
 
   app.post(`${prefix}/sign-up`, {

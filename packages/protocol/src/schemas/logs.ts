@@ -25,7 +25,7 @@ const RequestLogFields = {
   api_key_id: NullableString,
   route: Type.String(),
   model: Type.String({ description: 'The model that served (or last failed).' }),
-  deployment_id: Type.Union([Type.String(), Type.Null()], { description: 'The deployment that served; null until deployments exist.' }),
+  deployment_id: Type.Union([Type.String(), Type.Null()], { description: 'The deployment that served, when the model is served by deployments; else null.' }),
   status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
   error_code: NullableString,
   http_status: Type.Integer({ description: 'What the call answered: 200, the error\'s status, 499 when the caller went away.' }),

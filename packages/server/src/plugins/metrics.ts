@@ -20,7 +20,7 @@ export interface DeploymentGaugeRow { id: string; name: string; up: boolean; con
 
 /**
  * The model families of CONTRACT §12.7. Labels are bounded: `model` is a registered model id (never request
- * text), `deployment` the provider that served it (the deployment id once deployments exist), `status`
+ * text), `deployment` the deployment that served it, else its provider, `status`
  * one of succeeded / failed / cancelled (runs: their final status; verifications: passed, failed, error…).
  */
 export interface ModelMetrics {

@@ -15,9 +15,10 @@ import { ForgotPasswordPage, ResetPasswordPage } from './pages/password.js';
 import { BudgetsPage } from './pages/budgets.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { LogsPage } from './pages/logs.js';
+import { ModelsPage } from './pages/models.js';
 
 const NAV: [path: string, label: string][] = [
-  ['/playground', 'Playground'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/logs', 'Logs'], ['/budgets', 'Budgets'], ['/webhooks', 'Webhooks'], ['/projects', 'Projects'],
+  ['/playground', 'Playground'], ['/models', 'Models'], ['/keys', 'API keys'], ['/usage', 'Usage'], ['/logs', 'Logs'], ['/budgets', 'Budgets'], ['/webhooks', 'Webhooks'], ['/projects', 'Projects'],
   ['/workflows', 'Workflows'], ['/oauth-apps', 'OAuth apps'], ['/account', 'Account'],
 ];
 const PUBLIC = new Set(['/sign-in', '/sign-up', '/forgot-password', '/reset-password']);
@@ -35,6 +36,7 @@ function page(path: string): ComponentChildren {
   const [, first, id] = path.split('/');
   switch (`/${first}`) {
     case '/playground': return <PlaygroundPage />;
+    case '/models': return <ModelsPage />;
     case '/keys': return <KeysPage />;
     case '/usage': return <UsagePage />;
     case '/logs': return <LogsPage />;

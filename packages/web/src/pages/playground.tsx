@@ -108,8 +108,13 @@ export function PlaygroundPage() {
           {languages.data?.map((l) => <option key={l.id} value={l.id}>{l.name}</option>)}
         </Select>
         <Select id="model" label="Model">
-          {models.data?.map((m) => <option key={m.id} value={m.id} selected={m.default}>{m.id}{m.default ? ' (default)' : ''}</option>)}
+          {models.data?.map((m) => <option key={m.id} value={m.id} selected={m.default}>{m.id === 'sandbox' ? 'sandbox (template, not AI)' : m.id}{m.default ? ' (default)' : ''}</option>)}
         </Select>
+        {models.data?.every((m) => m.id === 'sandbox') && (
+          <p class="notice wide" role="note" data-testid="sandbox-note">
+            <code>sandbox</code> is the template model: it shapes runnable code skeletons from your prompt, but it is not AI. <a href="/dashboard/models">Connect a real model</a> (Ollama, vLLM, llama.cpp, OpenAI, Anthropic).
+          </p>
+        )}
         <fieldset class="wide">
           <legend>Context</legend>
           <div class="grid">

@@ -165,7 +165,8 @@ export class DeploymentsService {
       call = () => registered.provider.generate({ model: registered.upstreamId, messages: [{ role: 'user', content: 'Say OK.' }], maxTokens: 1, signal: AbortSignal.timeout(15_000) });
     } else {
       const record = (await this.deps.store.deployments.find(id))!;
-      const built = this.build(record);
+      // One attempt, no retries: the test reports what the back-end answers now.
+      const built = this.build(record, 0);
       if (!built) throw new AppError('conflict', 'The deployment\'s API key cannot be decrypted with CODELOOM_SECRET_KEY (see the server log); set it again with PATCH.');
       const upstream = model.upstream_model ?? model.id;
       call = model.embeddings && built.embeddings
@@ -277,10 +278,11 @@ export class DeploymentsService {
     }
   }
 
-  private build(r: DeploymentRecord): Built | undefined {
+  /** The deployment's providers (kept while its row is unchanged); with `maxRetries`, fresh ones that retry that often (the test call). */
+  private build(r: DeploymentRecord, maxRetries?: number): Built | undefined {
     const version = `${r.updatedAt}|${r.apiKeyEnc ?? ''}|${r.provider}|${r.baseUrl}`;
     const cached = this.built.get(r.id);
-    if (cached?.version === version) return cached;
+    if (cached?.version === version && maxRetries === undefined) return cached;
     let apiKey = '';
     if (r.apiKeyEnc) {
       try {
@@ -292,11 +294,11 @@ export class DeploymentsService {
         return undefined;
       }
     }
-    const http = { baseUrl: r.baseUrl, apiKey, timeoutMs: this.deps.config.upstreamTimeout * 1000, maxRetries: this.deps.config.upstreamRetries };
+    const http = { baseUrl: r.baseUrl, apiKey, timeoutMs: this.deps.config.upstreamTimeout * 1000, maxRetries: maxRetries ?? this.deps.config.upstreamRetries };
     const built: Built = r.provider === 'anthropic'
       ? { version, provider: createAnthropicProvider(http), embeddings: undefined }
       : { version, provider: createOpenAIProvider(http), embeddings: r.models.some((m) => m.embeddings) ? createOpenAIEmbeddings(http) : undefined };
-    this.built.set(r.id, built);
+    if (maxRetries === undefined) this.built.set(r.id, built);
     return built;
   }
 

@@ -18,6 +18,7 @@ import { validatorCompiler } from './plugins/validation.js';
 import { AppError } from './errors.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes, bearerRefreshRoute } from './modules/auth/auth-routes.js';
+import { passwordRoutes } from './modules/auth/password-routes.js';
 import { systemRoutes } from './modules/system/system-routes.js';
 import { usersRoutes } from './modules/users/users-routes.js';
 import { generateRoutes } from './modules/generate/generate-routes.js';
@@ -91,6 +92,7 @@ export async function buildApp(config: Config, options: ContextOptions = {}): Pr
     clientErrorHandler, http: { requireHostHeader: false },
   });
   app.setValidatorCompiler(validatorCompiler);
+  ctx.mail.attachLogger(app.log);
   // With an OTLP endpoint: a span per request (continuing an incoming traceparent), first of the hooks.
   ctx.tracing?.register(app);
   // Callback-style hooks on the hot path: an async hook costs extra microtask turns on every request.
@@ -159,10 +161,11 @@ async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   await app.register(streamRoutes({ credentials: ctx.credentials, credentialWatch: ctx.credentialWatch, rateLimiter: ctx.rateLimiter, generation: ctx.generation, runs: ctx.runs, config: ctx.config }, `${API_PREFIX}/stream`));
   if (config.dashboard) {
     const sessions = new DashboardSessions(store, ctx.revocations, ctx.keyRing, config.accessTokenTtl);
-    await app.register(dashboardRoutes({ auth, sessions, issuer: config.issuer! }));
+    await app.register(dashboardRoutes({ auth, sessions, issuer: config.issuer!, passwordResetByMail: ctx.mail.configured }));
   }
   await app.register(async (api) => {
     await api.register(authRoutes({ auth }));
+    await api.register(passwordRoutes({ passwords: ctx.passwords }));
     await api.register(usersRoutes());
     await api.register(apiKeysRoutes({ apiKeys: ctx.apiKeys }));
     await api.register(oauthClientRoutes({ oauthClients: new OAuthClientsService(store, ctx.credentialWatch) }));

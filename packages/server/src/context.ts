@@ -24,6 +24,8 @@ import type { Admins } from './modules/deployments/admin-guard.js';
 import type { Tracing } from './plugins/tracing.js';
 import type { LogsService } from './modules/logs/logs-service.js';
 import type { LogRetention } from './modules/observability/log-retention.js';
+import type { PasswordService } from './modules/auth/password-service.js';
+import type { Mailer } from './modules/mail/mailer.js';
 
 /**
  * Everything the routes need, built once in buildApp and closed in reverse on
@@ -38,6 +40,10 @@ export interface AppContext {
   revocations: RevocationStore;
   keyRing: KeyRing;
   auth: AuthService;
+  /** Password change and reset (CONTRACT §12.5). */
+  passwords: PasswordService;
+  /** Outgoing mail (CODELOOM_SMTP_URL): reset links, later invitations. */
+  mail: Mailer;
   credentials: CredentialResolver;
   apiKeys: ApiKeysService;
   rateLimiter: RateLimiter;

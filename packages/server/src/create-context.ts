@@ -12,6 +12,8 @@ import { DbRevocationSource } from './modules/auth/revocation-source.js';
 import { CredentialWatch } from './modules/stream/credential-watch.js';
 import { KeyRing } from './modules/auth/key-ring.js';
 import { PasswordHasher } from './modules/auth/password-hasher.js';
+import { PasswordService } from './modules/auth/password-service.js';
+import { createMailer } from './modules/mail/mailer.js';
 import { createMetrics } from './plugins/metrics.js';
 import { migrateToLatest, openDatabase, type DatabaseOptions } from './storage/open-database.js';
 import { createStore } from './storage/store.js';
@@ -65,10 +67,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const revocations = redis ? new RedisRevocationStore(redis, `${prefix}revoked:`, revocationSource) : new MemoryRevocationStore(revocationSource);
   const keyRing = new KeyRing(store.signingKeys, config.tokenIssuer, config.audience);
   await keyRing.init();
-  const auth = new AuthService(store, keyRing, new PasswordHasher(config.argon2MemoryKib), limits, revocations, config);
+  const hasher = new PasswordHasher(config.argon2MemoryKib);
+  const auth = new AuthService(store, keyRing, hasher, limits, revocations, config);
   await revocations.restore();
   const credentialWatch = new CredentialWatch(redis, `${prefix}credentials`);
   auth.attachCredentialEvents(credentialWatch);
+  const publicUrl = config.publicUrl ?? config.issuer!;
+  const mail = createMailer({ smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, publicUrl });
+  const passwords = new PasswordService(store, hasher, limits, revocations, credentialWatch, mail, auth, config, publicUrl);
   const rateLimiter = new RateLimiter(limits);
   // Budget alerts and finished runs go to the organization's webhooks, delivered as jobs on the runs' kind of queue.
   const webhooks = new WebhooksService(store, {
@@ -121,6 +127,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     revocations,
     keyRing,
     auth,
+    passwords,
+    mail,
     credentials: new StoreCredentialResolver(store, keyRing, revocations),
     apiKeys: new ApiKeysService(store, revocations, credentialWatch, admins),
     rateLimiter,
@@ -151,6 +159,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
   await ctx.deployments.close();
+  await ctx.mail.close();
   await ctx.models.close();
   await ctx.generation.verification?.close();
   await ctx.limits.close();

@@ -90,6 +90,8 @@ export interface OAuthTokensTable {
   token_hash: string; grant_id: string; kind: string; scopes: string;
   created_at: string; expires_at: string; used_at: string | null; revoked_at: string | null;
 }
+/** Password reset tokens, stored as SHA-256; each good once, until expires_at. */
+export interface PasswordResetsTable { token_hash: string; user_id: string; created_at: string; expires_at: string; used_at: string | null }
 /** Browser sessions of the sign-in and consent pages (cookie value stored as SHA-256). */
 export interface WebSessionsTable { token_hash: string; user_id: string; created_at: string; expires_at: string }
 
@@ -126,4 +128,5 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_tokens: OAuthTokensTable;
   web_sessions: WebSessionsTable;
+  password_resets: PasswordResetsTable;
 }

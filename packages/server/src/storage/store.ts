@@ -17,6 +17,7 @@ import { WebhooksRepo } from './repos/webhooks-repo.js';
 import { RequestLogsRepo } from './repos/request-logs-repo.js';
 import { ResponsesRepo } from './repos/responses-repo.js';
 import { DeploymentsRepo } from './repos/deployments-repo.js';
+import { PasswordsRepo } from './repos/passwords-repo.js';
 import { WriteQueue } from './write-queue.js';
 
 /** Every repository over one database handle. Services receive this; routes never see SQL. */
@@ -42,6 +43,8 @@ export interface Store {
   deployments: DeploymentsRepo;
   /** One row per model call (the request log), written with the call's usage row. */
   requestLogs: RequestLogsRepo;
+  /** Password changes and reset tokens (each with the end of the account's sessions). */
+  passwords: PasswordsRepo;
 }
 
 export function createStore(handle: DatabaseHandle): Store {
@@ -69,5 +72,6 @@ export function createStore(handle: DatabaseHandle): Store {
     responses: new ResponsesRepo(db),
     deployments: new DeploymentsRepo(db),
     requestLogs: new RequestLogsRepo(db, handle.dialect, writes),
+    passwords: new PasswordsRepo(db),
   };
 }

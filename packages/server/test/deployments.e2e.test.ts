@@ -141,6 +141,28 @@ describe('model deployments', () => {
     await api(`/deployments/${db.body.id}`, { method: 'DELETE' });
   });
 
+  it('each call is charged at the price of the deployment that served it', async () => {
+    a.reset(); b.reset();
+    const da = await deployment('cheap', a, [{ id: 'priced', price: { input: 1, output: 2 } }], { weight: 1 });
+    const db = await deployment('dear', b, [{ id: 'priced', price: { input: 100, output: 200 } }], { weight: 1 });
+    const seen = { cheap: 0, dear: 0 };
+    for (let i = 0; i < 20 && (seen.cheap === 0 || seen.dear === 0); i++) {
+      const before = a.requests.length;
+      const res = await request(`${t.url}/api/v1/generate`, { token: admin.token, body: { prompt: 'hello there', model: 'priced' } });
+      answers.push(res.text);
+      expect(res.status, res.text).toBe(200);
+      const cheap = a.requests.length > before;
+      const p = cheap ? { input: 1, output: 2 } : { input: 100, output: 200 };
+      const micros = Math.round(res.body.usage.prompt_tokens * p.input + res.body.usage.completion_tokens * p.output);
+      expect(res.body.cost_usd).toBe(micros / 1_000_000);
+      seen[cheap ? 'cheap' : 'dear']++;
+    }
+    expect(seen.cheap).toBeGreaterThan(0);
+    expect(seen.dear).toBeGreaterThan(0);
+    await api(`/deployments/${da.body.id}`, { method: 'DELETE' });
+    await api(`/deployments/${db.body.id}`, { method: 'DELETE' });
+  });
+
   it('a deployment failing 3 times in a row cools down (skipped), then is tried again', async () => {
     a.reset(); b.reset();
     a.script({ failNext: { count: 1000, status: 500 } });
@@ -210,7 +232,8 @@ describe('model deployments', () => {
     expect((await chat('probe')).status).toBe(404); // gone from the registry at once (unknown model)
   });
 
-  it('the API key is in no answer and no log line', () => {
+  // The log lines of a whole server process are checked in packages/cli/test/deployments.e2e.test.ts and deployments-cluster.e2e.test.ts (pino writes to the file descriptor).
+  it('the API key is in no answer and no warning or output written through the process streams', () => {
     expect(answers.length).toBeGreaterThan(400);
     for (const text of answers) expect(text).not.toContain(SECRET);
     expect(logged.length).toBeGreaterThan(0);

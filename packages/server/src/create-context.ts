@@ -159,6 +159,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.runEvents.close();
   await ctx.credentialWatch.close();
   await ctx.deployments.close();
+  await ctx.passwords.close();
   await ctx.mail.close();
   await ctx.models.close();
   await ctx.generation.verification?.close();

@@ -40,6 +40,9 @@ export const RESET_ACCEPTED = { accepted: true as const, detail: 'If an account 
  * tells every instance to recheck (and close) open sockets.
  */
 export class PasswordService {
+  /** Reset requests still being handled after their answer (awaited at shutdown, before storage closes). */
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(
     private readonly store: Store,
     private readonly hasher: PasswordHasher,
@@ -86,9 +89,16 @@ export class PasswordService {
       const retryAfter = secondsUntil(blocked.resetAt);
       throw new AppError('rate_limited', `Too many password reset requests; try again in ${retryAfter} seconds.`, { headers: retryAfterHeader(retryAfter) });
     }
-    void this.sendReset(email).catch((error: unknown) => {
+    const work = this.sendReset(email).catch((error: unknown) => {
       this.mailer.logger.warn({ mail: 'password_reset', error: error instanceof Error ? error.message : String(error) }, 'password reset not sent');
     });
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  /** Waits for reset requests still being handled (at shutdown). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
   }
 
   /** Work that follows a reset request, off its path. */

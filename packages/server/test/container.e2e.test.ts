@@ -65,6 +65,10 @@ let unavailable = '';
 
 /** The stand-in for node:20-bookworm-slim: Debian's minbase plus this machine's node, npm and headers under /usr/local. */
 async function buildBaseImage(): Promise<void> {
+  // Stand-ins of earlier days are not used again: untag them (their layers go with the next `podman image prune`).
+  const ours = (await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', '--filter', 'reference=localhost/codeloom-test-*'])).stdout.split('\n').filter(Boolean);
+  const stale = ours.filter((ref) => /:\d{4}-\d{2}-\d{2}/.test(ref) && !ref.includes(`:${day}`));
+  if (stale.length) await podman(['rmi', '--force', ...stale]);
   if ((await podman(['image', 'exists', BASE_IMAGE])).status === 0) return;
   mkdirSync(CACHE, { recursive: true });
   const tarball = join(CACHE, `bookworm-minbase-${day}.tar`);

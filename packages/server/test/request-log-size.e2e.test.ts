@@ -2,7 +2,8 @@
  * Retention sizing (docs/operations.md, "Request log"): the bytes one logged call takes on disk, indexes
  * included, bodies off — measured by writing 20,000 realistic rows through the repository (the group commit)
  * into a fresh SQLite file, and on PostgreSQL (TEST_DATABASE_URL) from pg_total_relation_size. The figure is
- * printed; the test fails if a row grows past 600 bytes (a column or index added without updating the sizing).
+ * printed; the test fails if a row grows past 600 bytes (900 on PostgreSQL): a column or index added without
+ * updating the sizing in docs/operations.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { TEST_DATABASE_URL, uniqueName } from './helpers/test-server.js';
 
 const ROWS = 20_000;
 const MAX_BYTES_PER_ROW = 600;
+/** PostgreSQL's tuple header, item pointers and fill factor cost more per row (664 bytes measured). */
+const MAX_BYTES_PER_ROW_PG = 900;
 
 async function fill(handle: DatabaseHandle): Promise<void> {
   const store = createStore(handle);
@@ -75,7 +78,8 @@ describe('request log sizing', () => {
       const r = await sql<{ n: string }>`select pg_total_relation_size('request_logs') as n`.execute(handle.db);
       const perRow = Number(r.rows[0]!.n) / ROWS;
       console.log(`request log on PostgreSQL: ${perRow.toFixed(0)} bytes per logged call (bodies off, 2 secondary indexes)`);
-      expect(perRow).toBeLessThan(MAX_BYTES_PER_ROW);
+      expect(perRow).toBeGreaterThan(100);
+      expect(perRow).toBeLessThan(MAX_BYTES_PER_ROW_PG);
     } finally {
       await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(handle.db).catch(() => {});
       await handle.close();

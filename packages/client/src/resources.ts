@@ -5,7 +5,7 @@ import { PageIterator } from './pagination.js';
 import { GenerationStream, RunWatch } from './streams.js';
 import type { Transport } from './transport.js';
 import type {
-  Agent, ApiKey, AuthSession, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey,
+  Agent, ApiKey, AuthSession, ChangePasswordParams, ConfirmPasswordResetParams, PasswordResetAccepted, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey,
   ExecuteBody, GenerateParams, GenerationResult, LanguageInfo, ListParams, ModelInfo, ModelList, LoginParams, Page, Profile,
   Project, ProjectFile, ProjectFileInfo, RegisterParams, RequestOptions, StreamGenerateOptions, Success, Template,
   UpdateApiKeyBody, UpdateProjectBody, UsageParams, UsageReport, VerifyResponse, Workflow,
@@ -63,6 +63,25 @@ export class AuthResource {
     const out = await this.t.request<Success>(`${V1}/auth/logout`, { ...options, method: 'POST' });
     this.t.clearSession();
     return out;
+  }
+
+  /**
+   * Changes the password of the signed-in account (a session: not an API key). Every other session of the
+   * account ends; this client's goes on. A wrong `current_password` is an `invalid_credentials` error.
+   */
+  changePassword(params: ChangePasswordParams, options: RequestOptions = {}): Promise<Success> {
+    // Not repeated after a timeout by default: the first may have changed it, and the repeat would then find the current password wrong.
+    return this.t.request(`${V1}/auth/password`, { maxRetries: 0, ...options, method: 'POST', body: params });
+  }
+
+  /** Asks for a password reset link by email (sent when the server has a mail server); the same answer for every address. */
+  requestPasswordReset(params: { email: string }, options: RequestOptions = {}): Promise<PasswordResetAccepted> {
+    return this.t.request(`${V1}/auth/password-reset`, { ...options, method: 'POST', auth: 'none', body: params });
+  }
+
+  /** Sets a new password with the token of an emailed reset link (it works once); every session of the account ends. */
+  confirmPasswordReset(params: ConfirmPasswordResetParams, options: RequestOptions = {}): Promise<Success> {
+    return this.t.request(`${V1}/auth/password-reset/confirm`, { maxRetries: 0, ...options, method: 'POST', auth: 'none', body: params });
   }
 
   /** The session tokens the client holds now (undefined with an API key or when signed out). */

@@ -130,6 +130,12 @@ export interface AuthSession {
 
 export interface RegisterParams { email: string; password: string; name: string }
 export interface LoginParams { email: string; password: string }
+/** `auth.changePassword()`: the current password and the new one (8–256 characters). */
+export interface ChangePasswordParams { current_password: string; new_password: string }
+/** `auth.confirmPasswordReset()`: the token of the emailed link (after `#token=`) and the new password. */
+export interface ConfirmPasswordResetParams { token: string; new_password: string }
+/** The answer to a reset request: the same for every address, known or not. */
+export interface PasswordResetAccepted { accepted: true; detail: string }
 
 /**
  * A generation result. `files` is always present: when a server omits it,

@@ -58,6 +58,23 @@ describe('auth, verify and profile against a real server', () => {
     expect(signedOut).toMatchObject({ status: 401, code: 'unauthorized' });
   });
 
+  it('changePassword ends the other sessions and keeps this one; the reset calls answer as documented', async () => {
+    const { client, email, password, ip } = await newUser(t);
+    const other = clientFor(t, null, {}, ip);
+    await other.auth.login({ email, password });
+    const wrong = await client.auth.changePassword({ current_password: 'not it', new_password: 'a new passphrase' }).catch((e: unknown) => e);
+    expect(CodeloomError.isInstance(wrong) && wrong.code).toBe('invalid_credentials');
+    expect(await client.auth.changePassword({ current_password: password, new_password: 'a new passphrase' })).toEqual({ success: true });
+    expect((await client.verify()).valid).toBe(true);
+    const refused = await other.verify().catch((e: unknown) => e);
+    expect(CodeloomError.isInstance(refused) && refused.code).toBe('invalid_token');
+
+    const anon = clientFor(t, null);
+    expect(await anon.auth.requestPasswordReset({ email })).toEqual({ accepted: true, detail: expect.stringContaining('If an account uses this address') });
+    const bad = await anon.auth.confirmPasswordReset({ token: 'clpr_unknown', new_password: 'a new passphrase' }).catch((e: unknown) => e);
+    expect(CodeloomError.isInstance(bad) && [bad.status, bad.code]).toEqual([400, 'invalid_reset_token']);
+  });
+
   it('errors carry status, code, detail, requestId and field errors', async () => {
     const { email, ip } = await newUser(t);
     const client = clientFor(t, null, {}, ip);

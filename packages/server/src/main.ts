@@ -45,7 +45,9 @@ export async function serve(): Promise<void> {
     failToStart(error, 1);
   }
   // The one "listening" line, whatever LOG_LEVEL says (scripts and probes wait for it).
-  process.stdout.write(`Codeloom listening on ${address} (storage: ${server.ctx.store.handle.dialect}${server.ctx.redis ? ', redis' : ''})\n`);
+  // Bound to every interface (HOST=0.0.0.0 or ::, as in the container image), the URL is one way in; the line says the rest.
+  const everywhere = config.host === '0.0.0.0' || config.host === '::' ? `, all interfaces (${config.host === '::' ? '[::]' : '0.0.0.0'}:${new URL(address).port})` : '';
+  process.stdout.write(`Codeloom listening on ${address} (storage: ${server.ctx.store.handle.dialect}${server.ctx.redis ? ', redis' : ''}${everywhere})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -291,7 +291,8 @@ describe.skipIf(Boolean(skipReason))('the container image (podman)', () => {
     expect(timings.stop).toBeLessThan(30_000);
     expect((await podman(['inspect', '--format', '{{.State.ExitCode}}', `${tag}-a`])).stdout.trim()).toBe('0');
     const logs = await podman(['logs', `${tag}-a`]);
-    expect(logs.stdout).toMatch(/^Codeloom listening on http:\/\/\S+ \(storage: sqlite\)$/m);
+    // HOST=0.0.0.0 in the image: the line says it listens on all interfaces.
+    expect(logs.stdout).toMatch(/^Codeloom listening on http:\/\/\S+ \(storage: sqlite, all interfaces \(0\.0\.0\.0:\d+\)\)$/m);
     expect(logs.stdout).toMatch(/^Codeloom stopped$/m);
 
     // A new container on the same volume has the account.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type FakeVendor } from './fakes/openai-fake.js';
+import { startEmbeddingsFake } from './fakes/openai-embeddings-fake.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { registerUser, request } from './helpers/http.js';
 
@@ -212,6 +213,34 @@ describe('model deployments', () => {
     }
     await api(`/deployments/${da.body.id}`, { method: 'DELETE' });
     await api(`/deployments/${db.body.id}`, { method: 'DELETE' });
+  });
+
+  it('embeddings and fill-in-the-middle through deployments, with the upstream names', async () => {
+    const embedFake = await startEmbeddingsFake();
+    try {
+      const de = await api('/deployments', { body: { name: 'embedder', provider: 'openai', base_url: `${embedFake.url}/v1`, models: [{ id: 'embed', upstream_model: 'embed-up', embeddings: true, price }] } });
+      expect(de.status, de.text).toBe(201);
+      const res = await request(`${t.url}/openai/v1/embeddings`, { token: admin.token, body: { model: 'embed', input: ['one two three', 'four'] } });
+      answers.push(res.text);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data).toHaveLength(2);
+      expect(embedFake.requests.at(-1)!.body.model).toBe('embed-up');
+      await api(`/deployments/${de.body.id}`, { method: 'DELETE' });
+    } finally {
+      await embedFake.close();
+    }
+    a.reset();
+    const df = await deployment('fim', a, [{ id: 'fim-model', upstream_model: 'fim-up', fim: true, price }]);
+    const fim = await request(`${t.url}/openai/v1/completions`, { token: admin.token, body: { model: 'fim-model', prompt: 'def add(a, b):', suffix: '\n\nprint(add(1, 2))', max_tokens: 20 } });
+    answers.push(fim.text);
+    expect(fim.status, fim.text).toBe(200);
+    expect(a.requests.at(-1)!.body).toMatchObject({ model: 'fim-up', suffix: '\n\nprint(add(1, 2))' });
+    // A model whose deployment does not mark it fim refuses a suffix (400 naming it).
+    const dn = await deployment('plain', a, [{ id: 'no-fim', price }]);
+    const refused = await request(`${t.url}/openai/v1/completions`, { token: admin.token, body: { model: 'no-fim', prompt: 'x', suffix: 'y' } });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('suffix');
+    for (const d of [df, dn]) await api(`/deployments/${d.body.id}`, { method: 'DELETE' });
   });
 
   it('POST /{id}/test makes a one-token call and reports ok or the error, with the latency', async () => {

@@ -61,7 +61,7 @@ export class DeploymentsService {
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
   private readonly undecryptable = new Set<string>();
-  /** The default model as configured (CODELOOM_DEFAULT_MODEL, or the first environment model); sandbox when neither. */
+  /** The default model as configured (CODELOOM_DEFAULT_MODEL, or the first environment model); sandbox when neither (then the first deployment's model is the default). */
   private readonly configuredDefault: string;
 
   constructor(private readonly deps: DeploymentsDeps) {
@@ -71,7 +71,7 @@ export class DeploymentsService {
       onOutcome: deps.onOutcome,
     };
     this.channel = `${deps.prefix}deployments`;
-    this.configuredDefault = deps.models.default;
+    this.configuredDefault = config.defaultModel ?? deps.models.default;
   }
 
   /** Loads the deployments, then listens for change notices and reloads periodically. */
@@ -270,7 +270,7 @@ export class DeploymentsService {
     }
     this.routed = new Set(byModel.keys());
     // With no model configured by environment or setting, the first deployment's model serves requests that name none.
-    if (this.configuredDefault === 'sandbox') {
+    if (!this.deps.config.defaultModel && this.configuredDefault === 'sandbox') {
       const first = [...byModel.keys()][0];
       if (first && models.default === 'sandbox') models.setDefault(first);
       else if (!first && models.default !== 'sandbox') models.setDefault('sandbox');

@@ -60,6 +60,22 @@ describe.skipIf(!clusterEnabled)('deployments across instances', () => {
     await until(async () => (await chat(two, 'shared')).status === 404);
   });
 
+  it('a deployment\'s rpm holds across both instances; the other deployment takes the rest', async () => {
+    const [one, two] = cluster.servers.map((s) => s.url) as [string, string];
+    // Away from a minute boundary, so every call counts in the same one-minute window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 61_000 - intoMinute));
+    const before = { a: a.requests.length, b: b.requests.length };
+    const small = await request(`${one}/api/v1/admin/deployments`, { token: admin.token, body: { name: 'small', provider: 'openai', base_url: `${a.url}/v1`, api_key: SECRET, weight: 1000, rpm: 3, models: [{ id: 'quota', price: { input: 0, output: 0 } }] } });
+    const big = await request(`${one}/api/v1/admin/deployments`, { token: admin.token, body: { name: 'big', provider: 'openai', base_url: `${b.url}/v1`, weight: 1, models: [{ id: 'quota', price: { input: 0, output: 0 } }] } });
+    await until(async () => (await chat(two, 'quota')).status === 200);
+    for (let i = 0; i < 10; i++) expect((await chat(i % 2 ? one : two, 'quota')).status).toBe(200);
+    // The heavy deployment took exactly its 3 calls a minute, whichever instance they came through.
+    expect(a.requests.length - before.a).toBe(3);
+    expect(b.requests.length - before.b).toBe(11 - 3);
+    for (const d of [small, big]) await request(`${one}/api/v1/admin/deployments/${d.body.id}`, { method: 'DELETE', token: admin.token });
+  }, 90_000);
+
   it('the API key is in neither instance\'s log', () => {
     for (const s of cluster.servers) {
       expect(s.output().length).toBeGreaterThan(500);

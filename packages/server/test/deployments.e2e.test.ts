@@ -64,6 +64,9 @@ describe('model deployments', () => {
     expect((await api('/deployments')).status).toBe(200);
     const denied = await request(`${t.url}/api/v1/admin/deployments`, { token: other.token });
     expect(denied.status).toBe(403);
+    // Checked before the body: a non-administrator learns nothing from validation.
+    expect((await request(`${t.url}/api/v1/admin/deployments`, { token: other.token, body: { provider: 'nope' } })).status).toBe(403);
+    expect((await request(`${t.url}/api/v1/admin/deployments/env-openai/test`, { method: 'POST', token: other.token })).status).toBe(403);
     expect((await request(`${t.url}/api/v1/admin/deployments`)).status).toBe(401);
     // Only an administrator can mint a key with scope admin.
     const refused = await request(`${t.url}/api/v1/api-keys`, { token: other.token, body: { name: 'x', scopes: ['admin'] } });

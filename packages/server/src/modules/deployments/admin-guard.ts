@@ -30,6 +30,6 @@ export class Admins {
     if (!(await this.isAdmin(principal.user))) throw new AppError('forbidden', 'Only instance administrators may use admin routes (the first account, CODELOOM_ADMIN_EMAILS, or `codeloom admin grant EMAIL`).');
   }
 
-  /** A Fastify preHandler doing `require` for the request's principal. */
+  /** A Fastify hook (preValidation) doing `require` for the request's principal. */
   readonly preHandler = async (request: FastifyRequest): Promise<void> => this.require(request.principal);
 }

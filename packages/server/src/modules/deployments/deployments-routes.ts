@@ -13,7 +13,8 @@ export const adminRoutes = ({ deployments, admins }: { deployments: DeploymentsS
   const config = { auth: 'any' } as const;
   const tags = ['Admin'];
   const security = [{ bearer: [] }];
-  app.addHook('preHandler', admins.preHandler);
+  // Before the body is validated: anyone else gets 403 whatever they send.
+  app.addHook('preValidation', admins.preHandler);
 
   app.post('/admin/deployments', {
     config,

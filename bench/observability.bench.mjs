@@ -1,5 +1,5 @@
 // Observability on the request hot path (issue 28): POST /api/v1/generate's server CPU per request with the
-// request log off (CODELOOM_LOG_CALLS=false) and no tracing, against the same with the request log written
+// request log off (CODELOOM_LOG_CALLS=false) and no tracing, against each part alone and the same with the request log written
 // (one row per call, group-committed with the usage row) and every request traced (a span per request and one
 // per model call, exported over OTLP/HTTP to a local sink) — the model metrics are counted on both (they have
 // no off switch). Two servers side by side against the same local upstream, measured in turns (A, B, A, B) so
@@ -21,15 +21,19 @@ export async function benchObservability({ duration = 5, memorySeconds = Number(
   const sink = await startProcess(join(root, 'bench/otlp-sink.mjs'));
   const env = { OPENAI_BASE_URL: `${upstream.url}/v1`, OPENAI_API_KEY: 'bench', CODELOOM_OPENAI_MODELS: 'bench-model', LOG_LEVEL: 'info' };
   const onEnv = { ...env, CODELOOM_LOG_CALLS: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'codeloom-bench' };
-  const off = await startCodeloom({ ...env, CODELOOM_LOG_CALLS: 'false' });
-  const on = await startCodeloom(onEnv);
-  // The same with one trace in ten kept (the standard sampler variables): what a busy instance would run.
-  const sampled = await startCodeloom({ ...onEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+  // Side by side, measured in turns: off; each part alone (the breakdown); everything on (the target); and everything
+  // with one trace in ten kept (the standard sampler variables): what a busy instance would run.
+  const scenarios = [
+    { name: 'request log off, no tracing (metrics on)', env: { ...env, CODELOOM_LOG_CALLS: 'false' } },
+    { name: 'request log only', env: { ...env, CODELOOM_LOG_CALLS: 'true' } },
+    { name: 'OTLP traces only', env: { ...onEnv, CODELOOM_LOG_CALLS: 'false' } },
+    { name: 'request log + metrics + OTLP traces', env: onEnv, target: true },
+    { name: 'the same, 1 trace in 10 sampled', env: { ...onEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
+  ];
+  for (const sc of scenarios) sc.server = await startCodeloom(sc.env);
   let memServer;
   try {
-    const a = await enterpriseUser(off, 'bench-obs-a@example.com');
-    const b = await enterpriseUser(on, 'bench-obs-b@example.com');
-    const c = await enterpriseUser(sampled, 'bench-obs-c@example.com');
+    for (const [i, sc] of scenarios.entries()) sc.user = await enterpriseUser(sc.server, `bench-obs-${i}@example.com`);
     const body = JSON.stringify({ prompt: 'hello', model: 'bench-model', language: 'typescript' });
     const opts = (key) => ({ method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, connections: 50 });
     const measure = async (server, key) => {
@@ -37,31 +41,27 @@ export async function benchObservability({ duration = 5, memorySeconds = Number(
       const r = await load(`${server.url}/api/v1/generate`, { ...opts(key), duration });
       return { ...r, cpuUs: (cpuMicros(server.child.pid) - c0) / Math.max(1, r.total) };
     };
-    await load(`${off.url}/api/v1/generate`, { ...opts(a.key), duration: 2 });
-    await load(`${on.url}/api/v1/generate`, { ...opts(b.key), duration: 2 });
-    await load(`${sampled.url}/api/v1/generate`, { ...opts(c.key), duration: 2 });
-    const runs = { off: [], on: [], sampled: [] };
-    for (let i = 0; i < 2; i++) {
-      runs.off.push(await measure(off, a.key));
-      runs.on.push(await measure(on, b.key));
-      runs.sampled.push(await measure(sampled, c.key));
-    }
+    for (const sc of scenarios) await load(`${sc.server.url}/api/v1/generate`, { ...opts(sc.user.key), duration: 2 });
+    for (const sc of scenarios) sc.runs = [];
+    for (let i = 0; i < 2; i++) for (const sc of scenarios) sc.runs.push(await measure(sc.server, sc.user.key));
     const sum = (rs) => ({ rps: rs.reduce((n, r) => n + r.rps, 0) / rs.length, cpuUs: rs.reduce((n, r) => n + r.cpuUs * r.total, 0) / rs.reduce((n, r) => n + r.total, 0), p99: Math.max(...rs.map((r) => r.p99)), non2xx: rs.reduce((n, r) => n + r.non2xx, 0) });
-    const p = sum(runs.off);
-    const q = sum(runs.on);
-    const ratio = q.cpuUs / p.cpuUs;
-    const sp = sum(runs.sampled);
-    const sampledRatio = sp.cpuUs / p.cpuUs;
+    for (const sc of scenarios) sc.result = sum(sc.runs);
+    const p = scenarios[0].result;
+    const on = scenarios.find((sc) => sc.target);
+    const ratio = on.result.cpuUs / p.cpuUs;
     // The rows the "on" server wrote, and what the sink received.
-    const logs = await (await fetch(`${on.url}/api/v1/logs?limit=1`, { headers: { authorization: `Bearer ${b.token}` } })).json();
+    const logs = await (await fetch(`${on.server.url}/api/v1/logs?limit=1`, { headers: { authorization: `Bearer ${on.user.token}` } })).json();
     const exported = await (await fetch(`${sink.url}/stats`)).json();
-    printTable(`POST /api/v1/generate (JSON), 50 connections, 2 × ${duration} s each in turns, one run`, [
-      { scenario: 'request log off, no tracing (metrics on)', 'req/s': Math.round(p.rps), 'p99 ms': p.p99, 'non-2xx': p.non2xx, 'server CPU µs/req': Math.round(p.cpuUs), target: '' },
-      { scenario: 'request log + metrics + OTLP traces', 'req/s': Math.round(q.rps), 'p99 ms': q.p99, 'non-2xx': q.non2xx, 'server CPU µs/req': Math.round(q.cpuUs), target: `CPU ≤ ${TARGET}× without: ${ratio.toFixed(3)}× ${ratio <= TARGET ? 'met' : 'MISSED'}` },
-      { scenario: 'the same, 1 trace in 10 sampled', 'req/s': Math.round(sp.rps), 'p99 ms': sp.p99, 'non-2xx': sp.non2xx, 'server CPU µs/req': Math.round(sp.cpuUs), target: `${sampledRatio.toFixed(3)}× without` },
-    ]);
+    printTable(`POST /api/v1/generate (JSON), 50 connections, 2 × ${duration} s each in turns, one run`, scenarios.map((sc, i) => {
+      const r = sc.result;
+      const x = r.cpuUs / p.cpuUs;
+      return {
+        scenario: sc.name, 'req/s': Math.round(r.rps), 'p99 ms': r.p99, 'non-2xx': r.non2xx, 'server CPU µs/req': Math.round(r.cpuUs),
+        target: i === 0 ? '' : sc.target ? `CPU ≤ ${TARGET}× without: ${x.toFixed(3)}× ${x <= TARGET ? 'met' : 'MISSED'}` : `${x.toFixed(3)}× without`,
+      };
+    }));
     console.log(`request log rows written: ${logs.pagination?.total}; OTLP export: ${exported.posts} posts, ${(exported.bytes / 1e6).toFixed(1)} MB`);
-    await Promise.all([off.stop(), on.stop(), sampled.stop()]);
+    await Promise.all(scenarios.map((sc) => sc.server.stop()));
 
     // Memory and bytes per logged call, on a fresh "on" server.
     memServer = await startCodeloom(onEnv);
@@ -97,8 +97,8 @@ export async function benchObservability({ duration = 5, memorySeconds = Number(
       'DB growth per call, all tables (the generation row too)': Math.round(perRow),
       target: `± ${MEMORY_DRIFT_PCT} %: ${Math.abs(driftPct) <= MEMORY_DRIFT_PCT ? 'met' : 'MISSED'}`,
     }]);
-    return { off: p, on: q, sampled: sp, ratio, sampledRatio, memory: { start, end, driftPct }, bytesPerRow: perRow };
+    return { scenarios: scenarios.map((sc) => ({ name: sc.name, ...sc.result })), ratio, memory: { start, end, driftPct }, bytesPerRow: perRow };
   } finally {
-    await Promise.all([upstream.stop(), sink.stop(), off.stop(), on.stop(), sampled.stop(), memServer?.stop()]);
+    await Promise.all([upstream.stop(), sink.stop(), ...scenarios.map((sc) => sc.server.stop()), memServer?.stop()]);
   }
 }

@@ -32,8 +32,12 @@ export interface CallOrigin {
 }
 
 const propagator = new W3CTraceContextPropagator();
-const REQUEST_SPAN = Symbol('codeloom.span');
-type Traced = FastifyRequest & { [REQUEST_SPAN]?: Span };
+/**
+ * The request's span, on a request property Fastify declares up front (decorateRequest): every request object
+ * keeps one shape, where a property added afterwards would give the code reading requests two shapes to handle.
+ */
+const REQUEST_SPAN = 'codeloomSpan';
+type Traced = FastifyRequest & { [REQUEST_SPAN]?: Span | null };
 
 /**
  * OpenTelemetry traces, exported over OTLP/HTTP (JSON). Off when no endpoint is configured: `createTracing`
@@ -50,6 +54,7 @@ export class Tracing {
 
   /** A span per HTTP request, continuing an incoming `traceparent`; ended with the answer's status. */
   register(app: FastifyInstance): void {
+    app.decorateRequest(REQUEST_SPAN, null);
     app.addHook('onRequest', (request, _reply, done) => {
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
       const route = request.routeOptions.url ?? 'unmatched';
@@ -73,7 +78,7 @@ export class Tracing {
   /** The context of a request's span (the parent of its model calls). */
   requestContext(request: FastifyRequest): Context | undefined {
     const span = (request as Traced)[REQUEST_SPAN];
-    return span && trace.setSpan(ROOT_CONTEXT, span);
+    return span ? trace.setSpan(ROOT_CONTEXT, span) : undefined;
   }
 
   /** A span under `parent` (the root when none), and the context of its children. */

@@ -37,7 +37,7 @@ export interface DeploymentsDeps {
 }
 
 /** A deployment's providers, kept while its row is unchanged (a reload reuses them). */
-interface Built { version: string; provider: ModelProvider; embeddings: EmbeddingProvider | undefined }
+interface Built { version: string; provider: ModelProvider; quickProvider: ModelProvider; embeddings: EmbeddingProvider | undefined }
 
 const priceOf = (m: DeploymentModelRecord): ModelPrice => ({ input: m.price.input, output: m.price.output, cached_input: m.price.cached_input ?? m.price.input });
 
@@ -246,7 +246,7 @@ export class DeploymentsService {
       for (const m of r.models) {
         if (this.clashesWithEnvironment(m.id)) continue;
         const target: ModelTarget = {
-          deploymentId: r.id, provider: built.provider, embeddings: m.embeddings ? built.embeddings : undefined, upstreamModel: m.upstream_model ?? m.id,
+          deploymentId: r.id, provider: built.provider, quickProvider: built.quickProvider, embeddings: m.embeddings ? built.embeddings : undefined, upstreamModel: m.upstream_model ?? m.id,
           price: priceOf(m), weight: r.weight, rpm: r.rpm, tpm: r.tpm, health,
         };
         (byModel.get(m.id) ?? byModel.set(m.id, []).get(m.id)!).push(target);
@@ -295,9 +295,11 @@ export class DeploymentsService {
       }
     }
     const http = { baseUrl: r.baseUrl, apiKey, timeoutMs: this.deps.config.upstreamTimeout * 1000, maxRetries: maxRetries ?? this.deps.config.upstreamRetries };
+    // Two providers over the same connection pool: one retrying, one not (routed-provider.ts picks).
+    const quick = { ...http, maxRetries: 0 };
     const built: Built = r.provider === 'anthropic'
-      ? { version, provider: createAnthropicProvider(http), embeddings: undefined }
-      : { version, provider: createOpenAIProvider(http), embeddings: r.models.some((m) => m.embeddings) ? createOpenAIEmbeddings(http) : undefined };
+      ? { version, provider: createAnthropicProvider(http), quickProvider: createAnthropicProvider(quick), embeddings: undefined }
+      : { version, provider: createOpenAIProvider(http), quickProvider: createOpenAIProvider(quick), embeddings: r.models.some((m) => m.embeddings) ? createOpenAIEmbeddings(http) : undefined };
     if (maxRetries === undefined) this.built.set(r.id, built);
     return built;
   }

@@ -49,6 +49,19 @@ describe('RoutedProvider', () => {
     expect(p.targets[1]!.health.latencyMs).toEqual(expect.any(Number));
   });
 
+  it('uses the deployment\'s provider without retries while another deployment could take the call, the retrying one for the last', async () => {
+    const retrying = fake('retrying', { fail: down });
+    const quick = fake('quick', { fail: down });
+    const lastRetrying = fake('last-retrying');
+    const lastQuick = fake('last-quick');
+    const p = new RoutedProvider('m', [
+      target('a', retrying.provider, { quickProvider: quick.provider, weight: 1000 }),
+      target('b', lastRetrying.provider, { quickProvider: lastQuick.provider, weight: 1 }),
+    ], settings());
+    expect(await run(p, call())).toBe('last-retrying');
+    expect([quick.asked.length, retrying.asked.length, lastQuick.asked.length, lastRetrying.asked.length]).toEqual([1, 0, 0, 1]);
+  });
+
   it('never hands over after the first piece; an upstream 400 is not the deployment\'s fault and is not handed over', async () => {
     const mid = fake('mid', { fail: down, failAfterFirst: true });
     const other = fake('other');

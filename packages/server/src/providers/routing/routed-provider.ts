@@ -10,7 +10,10 @@ import { chooseTarget, type DeploymentHealth, type HealthOptions, type RoutingSt
 /** One deployment serving one model. */
 export interface ModelTarget {
   deploymentId: string;
+  /** The deployment's provider, retrying transient failures (CODELOOM_UPSTREAM_RETRIES): used when no other deployment could take the call. */
   provider: ModelProvider;
+  /** The same without retries: used while another deployment could take the call, so a failing one hands over at once. */
+  quickProvider?: ModelProvider | undefined;
   embeddings?: EmbeddingProvider | undefined;
   /** What the deployment calls the model. */
   upstreamModel: string;
@@ -127,12 +130,15 @@ export class RoutedProvider implements ModelProvider {
       if (!picked) throw this.exhausted(lastError, state);
       const { target, settle } = picked;
       options.onRoute?.(target.deploymentId, target.price);
+      // While another deployment could take the call, a failure hands over at once instead of retrying here.
+      const provider = target.quickProvider && tried.length < this.targets.length && chooseTarget(this.targets, this.settings.strategy, Date.now(), tried, 0) !== undefined
+        ? target.quickProvider : target.provider;
       const started = performance.now();
       target.health.inFlight++;
       let produced = false;
       let used = tokens;
       try {
-        for await (const part of target.provider.stream({ ...options, model: target.upstreamModel })) {
+        for await (const part of provider.stream({ ...options, model: target.upstreamModel })) {
           produced = true;
           if (part.type === 'finish') used = (part.usage.promptTokens ?? tokens) + (part.usage.completionTokens ?? 0);
           yield part;

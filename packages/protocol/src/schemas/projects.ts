@@ -43,3 +43,31 @@ export const TemplateSchema = Type.Object({
   files: Type.Array(Type.String({ description: 'file path' })),
 });
 export type Template = Static<typeof TemplateSchema>;
+
+/** PUT /api/v1/projects/{id}/files/{path}: the file's whole new content (UTF-8 text). */
+export const WriteProjectFileBodySchema = Type.Object({ content: Type.String() }, { additionalProperties: false });
+export type WriteProjectFileBody = Static<typeof WriteProjectFileBodySchema>;
+
+/** A change set to a project's files (CONTRACT §12.6), numbered from 1 per project, newest last. */
+export const ProjectRevisionSchema = Type.Object(
+  {
+    id: Type.String(),
+    number: Type.Integer({ minimum: 1, description: 'The revision number within its project (1 = the project as created); the `{rev}` of the revision routes.' }),
+    message: Type.String(),
+    author: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'Who made it; null for the initial revision of a project that existed before revisions did.' }),
+    files_changed: Type.Integer(),
+    created_at: Type.String(),
+  },
+);
+export type ProjectRevision = Static<typeof ProjectRevisionSchema>;
+
+export const ProjectRevisionFileSchema = Type.Object({
+  path: Type.String(),
+  status: Type.Union([Type.Literal('added'), Type.Literal('modified'), Type.Literal('deleted')]),
+  size: Type.Union([Type.Integer(), Type.Null()], { description: 'Bytes after the change; null when deleted.' }),
+  diff: Type.String({ description: 'Unified diff from the content before this revision to the content after it.' }),
+});
+export const ProjectRevisionDetailSchema = Type.Intersect([ProjectRevisionSchema, Type.Object({ files: Type.Array(ProjectRevisionFileSchema) })]);
+export type ProjectRevisionDetail = Static<typeof ProjectRevisionDetailSchema>;
+
+export const RevisionParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), rev: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });

@@ -61,6 +61,10 @@ export interface ProjectsTable {
   created_at: string; updated_at: string;
 }
 export interface ProjectFilesTable { project_id: string; path: string; content: string; size: number; updated_at: string }
+/** A change set to a project's files (migration 0016), numbered from 1 per project. */
+export interface ProjectRevisionsTable { id: string; project_id: string; number: number; message: string; author_id: string | null; author_name: string | null; files_changed: number; created_at: string }
+/** One file a revision touched: its content after the change (null when deleted). */
+export interface ProjectRevisionFilesTable { revision_id: string; project_id: string; number: number; path: string; status: string; content: string | null }
 
 export interface OwnedDocumentsTable { id: string; user_id: string; environment: string; name: string; data: string; created_at: string }
 export interface RunsTable {
@@ -110,6 +114,8 @@ export interface Database {
   runs: RunsTable;
   projects: ProjectsTable;
   project_files: ProjectFilesTable;
+  project_revisions: ProjectRevisionsTable;
+  project_revision_files: ProjectRevisionFilesTable;
   generations: GenerationsTable;
   organizations: OrganizationsTable;
   users: UsersTable;

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'usr' | 'org' | 'key' | 'prj' | 'agt' | 'wfl' | 'run' | 'gen' | 'ses' | 'cli' | 'bud' | 'whk' | 'whd' | 'evt' | 'log' | 'dep';
+export type IdPrefix = 'usr' | 'org' | 'key' | 'prj' | 'agt' | 'wfl' | 'run' | 'gen' | 'ses' | 'cli' | 'bud' | 'whk' | 'whd' | 'evt' | 'log' | 'dep' | 'rev';
 
 const ID_BYTES = 15;
 /** CSPRNG bytes drawn 4 KiB at a time (one call instead of one per id), each byte handed out once. */

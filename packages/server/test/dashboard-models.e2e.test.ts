@@ -41,24 +41,24 @@ describe.skipIf(!hasChromium)('dashboard: models and deployments in a real brows
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'UTC', extraHTTPHeaders: { 'x-forwarded-for': ip } });
     page = await context.newPage();
     await page.goto(`${t.url}/dashboard/sign-in`);
-    await expect.poll(() => heading().textContent()).toBe('Sign in to Codeloom');
+    await expect.poll(() => heading().textContent(), { timeout: 5000 }).toBe('Sign in to Codeloom');
     await page.getByLabel('Email', { exact: true }).fill(u.email);
     await page.getByLabel('Password', { exact: true }).fill(u.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => heading().textContent()).toBe('Playground');
+    await expect.poll(() => heading().textContent(), { timeout: 5000 }).toBe('Playground');
   }
 
   it('first run: the playground says sandbox is the template and links to the Models page, which explains how to connect models', async () => {
     const ip = nextIp();
     const admin = await registerUser(t.url, { ip, name: 'Admin' }); // the first account: an administrator
     await signIn(admin, ip);
-    await expect.poll(() => page.getByTestId('sandbox-note').textContent()).toMatch(/template model.*not AI/);
+    await expect.poll(() => page.getByTestId('sandbox-note').textContent(), { timeout: 5000 }).toMatch(/template model.*not AI/);
     await page.getByRole('link', { name: 'Connect a real model' }).click();
-    await expect.poll(() => heading().textContent()).toBe('Models');
+    await expect.poll(() => heading().textContent(), { timeout: 5000 }).toBe('Models');
     const examples = await page.getByTestId('example').allTextContents();
     for (const name of ['Ollama', 'vLLM', 'llama.cpp', 'OpenAI', 'Anthropic']) expect(examples.join('\n')).toContain(name);
     expect(examples.join('\n')).toContain('http://127.0.0.1:11434/v1');
-    await expect.poll(() => page.getByTestId('model-list').textContent()).toMatch(/sandbox.*template model/);
+    await expect.poll(() => page.getByTestId('model-list').textContent(), { timeout: 5000 }).toMatch(/sandbox.*template model/);
     const violations = await axeSerious(page);
     await shot(page, 'dashboard-models-empty');
     expect(violations).toEqual([]);
@@ -70,31 +70,31 @@ describe.skipIf(!hasChromium)('dashboard: models and deployments in a real brows
     await page.getByLabel('Base URL').fill('ftp://nowhere');
     await page.getByLabel('Model id').fill('coder');
     await page.getByRole('button', { name: 'Add deployment' }).click();
-    await expect.poll(() => page.getByText(/\/base_url/).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText(/\/base_url/).count(), { timeout: 5000 }).toBeGreaterThan(0);
     await page.getByLabel('Base URL').fill(`${fake.url}/v1`);
     await page.getByLabel('API key').fill('sk-browser-secret');
     await page.getByLabel('Upstream name').fill('coder-up');
     await page.getByRole('button', { name: 'Add deployment' }).click();
     const row = page.getByTestId('deployment').filter({ hasText: 'gpu box' });
-    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count(), { timeout: 5000 }).toBe(1);
     expect(await row.textContent()).toContain('key set');
     expect(await page.content()).not.toContain('sk-browser-secret');
 
     // Test: OK with the latency; then a failing upstream is shown as failed.
     await row.getByRole('button', { name: 'Test gpu box' }).click();
-    await expect.poll(() => row.getByTestId('test-result').textContent()).toMatch(/^OK: coder answered in \d+ ms/);
+    await expect.poll(() => row.getByTestId('test-result').textContent(), { timeout: 5000 }).toMatch(/^OK: coder answered in \d+ ms/);
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: 'coder-up', max_tokens: 1 });
     expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer sk-browser-secret');
     fake.script({ failNext: { count: 1, status: 503 } });
     await row.getByRole('button', { name: 'Test gpu box' }).click();
-    await expect.poll(() => row.getByTestId('test-result').textContent()).toMatch(/^Failed: /);
-    await expect.poll(() => row.getByTestId('health').textContent()).toMatch(/Healthy/);
+    await expect.poll(() => row.getByTestId('test-result').textContent(), { timeout: 5000 }).toMatch(/^Failed: /);
+    await expect.poll(() => row.getByTestId('health').textContent(), { timeout: 5000 }).toMatch(/Healthy/);
     await shot(page, 'dashboard-models-deployment');
 
     // The playground offers the model now, without the template note.
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Playground', exact: true }).click();
-    await expect.poll(() => heading().textContent()).toBe('Playground');
-    await expect.poll(() => page.locator('#model option').allTextContents()).toContain('coder (default)');
+    await expect.poll(() => heading().textContent(), { timeout: 5000 }).toBe('Playground');
+    await expect.poll(() => page.locator('#model option').allTextContents(), { timeout: 5000 }).toContain('coder (default)');
     expect(await page.getByTestId('sandbox-note').count()).toBe(0);
   });
 
@@ -103,8 +103,8 @@ describe.skipIf(!hasChromium)('dashboard: models and deployments in a real brows
     const other = await registerUser(t.url, { ip, name: 'Member' });
     await signIn(other, ip);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Models', exact: true }).click();
-    await expect.poll(() => heading().textContent()).toBe('Models');
-    await expect.poll(() => page.getByText('Deployments are managed by the server\'s administrators.').count()).toBe(1);
+    await expect.poll(() => heading().textContent(), { timeout: 5000 }).toBe('Models');
+    await expect.poll(() => page.getByText('Deployments are managed by the server\'s administrators.').count(), { timeout: 5000 }).toBe(1);
     expect(await page.getByTestId('deployment').count()).toBe(0);
     expect(await page.getByTestId('model-list').textContent()).toContain('coder');
   });

@@ -93,6 +93,7 @@ describe('codeloom (client commands)', () => {
     expect(files.data.map((f: { path: string }) => f.path)).toContain('package.json');
     expect((await cli(['projects', 'files', created.id, 'package.json'])).stdout).toContain('"name"');
     expect((await cli(['models'])).stdout).toMatch(/\* sandbox/);
+    expect((await cli(['models'])).stdout).toContain('Only the template model sandbox (not AI) is connected');
   });
 
   it('run executes a workflow, shows its steps and exits 0 with the files', async () => {

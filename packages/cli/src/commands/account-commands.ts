@@ -102,6 +102,9 @@ export async function keys(flags: GlobalFlags, sub: string | undefined, args: st
 
 export async function models(flags: GlobalFlags): Promise<number> {
   const list = await clientFor(flags).models.list();
-  print(flags, list, list.map((m) => `${m.default ? '*' : ' '} ${m.id}  (${m.provider}) ${m.description}`).join('\n'));
+  const lines = list.map((m) => `${m.default ? '*' : ' '} ${m.id}  (${m.provider}) ${m.description}`);
+  // A fresh server serves only the template model: say how to connect a real one.
+  if (list.every((m) => m.id === 'sandbox')) lines.push('Only the template model sandbox (not AI) is connected: an administrator adds real models with codeloom deployments add (docs/models.md).');
+  print(flags, list, lines.join('\n'));
   return 0;
 }

@@ -3,7 +3,7 @@
 // too (40 tasks). A task's files are the model's answer plus the hidden test file, verified in the sandbox.
 
 /** [name, description, kind, cases]; kind: the signature family; cases: [args, expected]. */
-const PROBLEMS = [
+export const PROBLEMS = [
   ['gcd', 'the greatest common divisor of two non-negative integers (gcd(0, 0) is 0)', 'int2', [[[12, 18], 6], [[7, 13], 1], [[0, 5], 5], [[0, 0], 0], [[100, 75], 25]]],
   ['fib', 'the n-th Fibonacci number, with fib(0) = 0 and fib(1) = 1 (n ≤ 40)', 'int1', [[[0], 0], [[1], 1], [[2], 1], [[10], 55], [[40], 102334155]]],
   ['is_prime', '1 when n is a prime number and 0 otherwise (n may be 0, 1 or negative)', 'int1', [[[2], 1], [[1], 0], [[0], 0], [[-7], 0], [[97], 1], [[91], 0], [[7919], 1]]],
@@ -20,6 +20,40 @@ const PROBLEMS = [
   ['max_subarray', 'the largest sum of a non-empty contiguous run of the integer list', 'list_int', [[[[-2, 1, -3, 4, -1, 2, 1, -5, 4]], 6], [[[1]], 1], [[[-3, -1, -2]], -1], [[[5, 4, -1, 7, 8]], 23]]],
   ['second_largest', 'the second largest distinct value of the integer list, or null (None in Python) when there is none', 'list_opt', [[[[3, 1, 4, 1, 5]], 4], [[[7, 7]], null], [[[2]], null], [[[-1, -2, -3]], -2]]],
 ];
+
+/**
+ * More hidden cases per problem (each task has at least 10): the arguments below, with the expected value from a
+ * reference implementation written here (deterministic; the hand-written cases above are checked against it too,
+ * in packages/server/test/eval-task-sets.test.ts). Edge cases first, then larger values.
+ */
+const gcd = (a, b) => (b === 0 ? a : gcd(b, a % b));
+const isPal = (s) => { const t = s.toLowerCase().replace(/[^a-z0-9]/g, ''); return t === [...t].reverse().join(''); };
+export const REFERENCE = {
+  gcd: [(a, b) => gcd(a, b), [[1, 1], [17, 0], [48, 180], [270, 192], [1071, 462], [13, 13], [1 << 20, 1 << 12], [999983, 999979]]],
+  fib: [(n) => { let [a, b] = [0, 1]; for (let i = 0; i < n; i++) [a, b] = [b, a + b]; return a; }, [[3], [5], [7], [20], [25], [30], [35]]],
+  is_prime: [(n) => { if (n < 2) return 0; for (let d = 2; d * d <= n; d++) if (n % d === 0) return 0; return 1; }, [[3], [4], [9], [25], [29], [1_000_003], [1_000_001], [104729]]],
+  digit_sum: [(n) => [...String(Math.abs(n))].reduce((x, d) => x + Number(d), 0), [[9], [10], [-9], [99999], [505050], [-1], [2147483647]]],
+  count_bits: [(n) => [...n.toString(2)].filter((b) => b === '1').length, [[2], [3], [7], [8], [1 << 30], [2147483647], [123456789]]],
+  collatz_steps: [(n) => { let k = 0; while (n !== 1) { n = n % 2 === 0 ? n / 2 : 3 * n + 1; k++; } return k; }, [[3], [4], [7], [9], [97], [871], [1024]]],
+  power_mod: [(b, e, m) => { let r = 1n, x = BigInt(b) % BigInt(m); let k = BigInt(e); const M = BigInt(m); while (k > 0n) { if (k & 1n) r = (r * x) % M; x = (x * x) % M; k >>= 1n; } return Number(r % M); },
+    [[2, 0, 1], [10, 9, 7], [123, 456, 789], [2, 31, 1000000007], [0, 5, 3], [0, 0, 5], [65536, 65536, 65521]]],
+  reverse_int: [(n) => Math.sign(n) * Number([...String(Math.abs(n))].reverse().join('')) || 0, [[10], [-5], [1200], [-987654321], [100001], [7007]]],
+  lcm: [(a, b) => (a / gcd(a, b)) * b, [[1, 1], [2, 3], [21, 6], [13, 17], [100, 40], [65536, 3]]],
+  triangle_kind: [(a, b, c) => { if (a <= 0 || b <= 0 || c <= 0 || a + b <= c || a + c <= b || b + c <= a) return 0; if (a === b && b === c) return 1; if (a === b || b === c || a === c) return 2; return 3; },
+    [[5, 3, 3], [3, 5, 3], [2, 3, 4], [1, 1, 2], [-1, 2, 2], [10, 1, 1], [7, 7, 7]]],
+  is_palindrome: [isPal, [['a'], ['ab'], ['Aa'], ['0P'], ['12321'], ['Was it a car or a cat I saw?'], ['.,!'], ['abca']]],
+  count_vowels: [(s) => [...s].filter((c) => 'aeiouAEIOU'.includes(c)).length, [['a'], ['bcd'], ['Queue'], ['UPPER lower'], ['y'], ['aaaaaaaaaa'], ['The quick brown fox']]],
+  caesar: [(s, k) => s.replace(/[a-z]/gi, (ch) => { const base = ch <= 'Z' ? 65 : 97; return String.fromCharCode(((ch.charCodeAt(0) - base + k) % 26) + base); }),
+    [['abc', 0], ['z', 1], ['Zz', 25], ['123 !?', 7], ['The End.', 2], ['abcdefghijklmnopqrstuvwxyz', 13]]],
+  max_subarray: [(xs) => { let best = xs[0], cur = 0; for (const x of xs) { cur = Math.max(x, cur + x); best = Math.max(best, cur); } return best; },
+    [[[0]], [[-5]], [[1, 2, 3]], [[2, -1, 2]], [[-1, 3, -1]], [[4, -10, 4]], [[-2, -3, 4, -1, -2, 1, 5, -3]]]],
+  second_largest: [(xs) => { const d = [...new Set(xs)].sort((a, b) => b - a); return d.length > 1 ? d[1] : null; },
+    [[[]], [[1, 2]], [[2, 1]], [[5, 5, 4]], [[0, 0, 0]], [[10, 9, 10, 9]], [[-5, 0]]]],
+};
+for (const p of PROBLEMS) {
+  const [fn, extra] = REFERENCE[p[0]];
+  p[3] = [...p[3], ...extra.map((args) => [args, fn(...args)])];
+}
 
 const C_KINDS = new Set(['int1', 'int2', 'int3']);
 const camel = (s) => s.replace(/_(\w)/g, (_, c) => c.toUpperCase());

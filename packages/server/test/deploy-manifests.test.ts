@@ -133,7 +133,8 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
   it('the Secret is an example with no real secret, and kustomization.yaml applies everything else', () => {
     const secret = one('Secret');
     expect(manifests.find((m) => m.doc.kind === 'Secret')!.file).toBe('secret.example.yaml');
-    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'REDIS_URL']);
+    expect(Object.keys(secret.stringData).sort()).toEqual(['CODELOOM_SECRET_KEY', 'DATABASE_URL', 'REDIS_URL']);
+    expect(secret.stringData.CODELOOM_SECRET_KEY).toContain('REPLACE-ME');
     expect(secret.stringData.DATABASE_URL).toContain('REPLACE-ME');
     const kustomization = parse(readFileSync(join(K8S, 'kustomization.yaml'), 'utf8'));
     expect(kustomization.kind).toBe('Kustomization');
@@ -156,6 +157,8 @@ describe('compose.yaml, the nginx configuration and the Dockerfile', () => {
       expect(s.environment.DATABASE_URL).toMatch(/^postgres:\/\/codeloom:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/codeloom$/);
       expect(s.environment.REDIS_URL).toBe('redis://redis:6379');
       expect(s.environment.CODELOOM_TRUST_PROXY).toBe('true');
+      // One key for every instance: deployments' API keys sealed by one are opened by the others.
+      expect(s.environment.CODELOOM_SECRET_KEY).toBe('${CODELOOM_SECRET_KEY:-change-me}');
       expect(s.environment.CODELOOM_PUBLIC_URL).toMatch(/^\$\{CODELOOM_PUBLIC_URL:-http:\/\/localhost:8080\}$/);
       expect(parseInt(s.stop_grace_period, 10)).toBeGreaterThan(30);
       expect(s.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });

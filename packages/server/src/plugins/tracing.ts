@@ -56,7 +56,8 @@ export class Tracing {
   register(app: FastifyInstance): void {
     app.decorateRequest(REQUEST_SPAN, null);
     app.addHook('onRequest', (request, _reply, done) => {
-      const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
+      // A caller's trace is continued; without a traceparent there is nothing to read.
+      const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
       const route = request.routeOptions.url ?? 'unmatched';
       (request as Traced)[REQUEST_SPAN] = this.tracer.startSpan(`${request.method} ${route}`, {
         kind: SpanKind.SERVER,

@@ -91,6 +91,17 @@ describe('RoutedProvider', () => {
     expect(one.asked.length + two.asked.length).toBe(2);
   });
 
+  it('a tpm too small for the call\'s prompt refuses it with a finite Retry-After (the window\'s reset)', async () => {
+    const one = fake('one');
+    const p = new RoutedProvider('m', [target('a', one.provider, { tpm: 5 })], settings());
+    const error = (await run(p, call({ messages: [{ role: 'user', content: 'x'.repeat(400) }] })).catch((e) => e)) as ProviderError;
+    expect(error.kind).toBe('upstream_rate_limited');
+    const retryAfter = Number(error.upstream.headers?.['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(one.asked).toEqual([]);
+  });
+
   it('all cooling down → 503 with Retry-After (fallback models may take over)', async () => {
     const bad = fake('bad', { fail: down });
     const p = new RoutedProvider('m', [target('a', bad.provider)], { ...settings(), cooldownFailures: 1 });

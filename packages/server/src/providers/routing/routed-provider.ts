@@ -108,10 +108,15 @@ export class RoutedProvider implements ModelProvider {
       if (usesConversation && unsupportedField(target.provider.conversation, options) !== undefined) continue;
       if (target.rpm === null && target.tpm === null) return { target, settle: () => {} };
       const { windows, costs } = quotaWindows(target);
-      const taken = await this.settings.limits.consume(windows, costs(tokens));
+      const cost = costs(tokens);
+      const taken = await this.settings.limits.consume(windows, cost);
       if (!taken.allowed) {
         state.atQuota = true;
-        const wait = Math.max(1, Math.min(...taken.states.filter((s) => s.remaining <= 0 || s.used > s.limit - 1).map((s) => s.resetAt)) - Math.floor(taken.atMs / 1000));
+        // The windows that refused (too little left for this call's share); the call may come back when the first of them resets.
+        let resetAt = Infinity;
+        taken.states.forEach((s, i) => { if (s.remaining < cost[i]!) resetAt = Math.min(resetAt, s.resetAt); });
+        if (resetAt === Infinity) resetAt = Math.min(...taken.states.map((s) => s.resetAt));
+        const wait = Math.max(1, Math.ceil(resetAt - taken.atMs / 1000));
         state.retryAfterSec = state.retryAfterSec ? Math.min(state.retryAfterSec, wait) : wait;
         continue;
       }

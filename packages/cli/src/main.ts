@@ -66,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
       embeddings: { type: 'boolean' },
       disabled: { type: 'boolean' },
       enable: { type: 'boolean' },
+      tasks: { type: 'string' },
+      reference: { type: 'boolean' },
+      engineer: { type: 'boolean' },
+      compare: { type: 'boolean' },
     },
   });
   const [command, ...rest] = positionals;
@@ -80,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The server (Fastify, database drivers) loads only for server commands, so client commands start fast.
-  if (command === 'eval') return (await import('./eval-command.js')).evalCommand({ model: v.model, samples: v.samples, only: v.only, json: v.out });
+  if (command === 'eval') return (await import('./eval-command.js')).evalCommand({ model: v.model, samples: v.samples, only: v.only, json: v.out, tasks: v.tasks, reference: v.reference, engineer: v.engineer, compare: v.compare });
   if (SERVER_COMMANDS.has(command)) {
     const server = await loadServerCommands(command);
     return server ? server.runServerCommand(positionals, { json: v.json ?? false, page: v.page, limit: v.limit }) : 2;
@@ -94,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
     case 'whoami': return whoami(flags);
     case 'keys': return keys(flags, rest[0], rest.slice(1), { scopes: v.scope, expires: v.expires, name: v.name, limits: { rpm: v.rpm, tpm: v.tpm, monthlyTokens: v['monthly-tokens'] }, paging });
     case 'generate': return generate(flags, rest.join(' ') || undefined, { language: v.language, model: v.model, context: v.context, out: v.out, project: v.project, verify: v.verify, repair: v.repair });
-    case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description, paging });
+    case 'projects': return projects(flags, rest[0], rest.slice(1), { template: v.template, description: v.description, out: v.out, paging });
     case 'workflows': return workflows(flags, rest[0], rest.slice(1), { agent: v.agent, config: v.config, paging });
     case 'agents': return agents(flags, rest[0], rest.slice(1), { model: v.model, config: v.config, paging });
     case 'runs': return runs(flags, rest[0], rest.slice(1), { paging });

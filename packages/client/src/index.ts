@@ -14,5 +14,5 @@ export { normalizeAuth, normalizeGeneration } from './normalize.js';
 export type * from './types.js';
 export type {
   AgentsResource, ApiKeysResource, AuthResource, GenerationsResource, LanguagesResource, ModelsResource, ProjectFilesResource,
-  ProjectsResource, RunsResource, StreamResource, TemplatesResource, UsageResource, UserResource, WorkflowsResource,
+  ProjectRevisionsResource, ProjectsResource, RunsResource, StreamResource, TemplatesResource, UsageResource, UserResource, WorkflowsResource,
 } from './resources.js';

@@ -7,7 +7,7 @@ import type { Transport } from './transport.js';
 import type {
   Agent, ApiKey, AuthSession, ChangePasswordParams, ConfirmPasswordResetParams, PasswordResetAccepted, CreateAgentBody, CreateApiKeyBody, CreateProjectBody, CreateWorkflowBody, CreatedApiKey,
   ExecuteBody, GenerateParams, GenerationResult, LanguageInfo, ListParams, ModelInfo, ModelList, LoginParams, Page, Profile,
-  Project, ProjectFile, ProjectFileInfo, RegisterParams, RequestOptions, StreamGenerateOptions, Success, Template,
+  Project, ProjectFile, ProjectFileInfo, ProjectRevision, ProjectRevisionDetail, RegisterParams, RequestOptions, StreamGenerateOptions, Success, Template,
   UpdateApiKeyBody, UpdateProjectBody, UsageParams, UsageReport, VerifyResponse, Workflow,
 } from './types.js';
 
@@ -127,16 +127,64 @@ export class ProjectFilesResource {
   }
   /** One file with its content, by its path in the project (e.g. `src/index.ts`). */
   get(projectId: string, path: string, options: RequestOptions = {}): Promise<ProjectFile> {
-    const encoded = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
-    if (!encoded) throw new TypeError('path must be a non-empty string');
-    return this.t.request(`${V1}/projects/${seg(projectId)}/files/${encoded}`, options);
+    return this.t.request(`${V1}/projects/${seg(projectId)}/files/${filePath(path)}`, options);
   }
+  /** Writes one file (its whole content): a new revision, returned (the latest one when the content was already that). */
+  write(projectId: string, path: string, content: string, options: RequestOptions = {}): Promise<ProjectRevision> {
+    return this.t.request(`${V1}/projects/${seg(projectId)}/files/${filePath(path)}`, { maxRetries: 0, ...options, method: 'PUT', body: { content } });
+  }
+  /** Deletes one file: a new revision, returned. */
+  delete(projectId: string, path: string, options: RequestOptions = {}): Promise<ProjectRevision> {
+    return this.t.request(`${V1}/projects/${seg(projectId)}/files/${filePath(path)}`, { maxRetries: 0, ...options, method: 'DELETE' });
+  }
+}
+
+/**
+ * A project file's path in a URL: each segment encoded, "/" kept. "." and ".." segments are refused here (a URL
+ * resolves them before it is sent, so the server would see another path); the server refuses the rest.
+ */
+function filePath(path: string): string {
+  const encoded = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
+  if (!encoded) throw new TypeError('path must be a non-empty string');
+  if (encoded.split('/').some((s) => s === '.' || s === '..')) throw new TypeError('path must not contain "." or ".." segments');
+  return encoded;
+}
+
+/** A project's history: revisions newest first, one with its diffs, restore, and zip downloads. */
+export class ProjectRevisionsResource {
+  constructor(private readonly t: Transport) {}
+  list(projectId: string, params: ListParams & RequestOptions = {}): PageIterator<ProjectRevision> {
+    return new PageIterator((n) => this.page(projectId, n, params), params.page ?? 1);
+  }
+  page(projectId: string, page: number, params: ListParams & RequestOptions = {}): Promise<Page<ProjectRevision>> {
+    const { limit, page: _start, ...options } = params;
+    return this.t.request(`${V1}/projects/${seg(projectId)}/revisions`, { ...options, query: { page, limit } });
+  }
+  /** One revision with a unified diff per file it changed. */
+  get(projectId: string, revision: number, options: RequestOptions = {}): Promise<ProjectRevisionDetail> {
+    return this.t.request(`${V1}/projects/${seg(projectId)}/revisions/${revisionNumber(revision)}`, options);
+  }
+  /** Puts the files back as they were at `revision`: the new revision (or the latest, when nothing differed). Not repeated after a timeout by default. */
+  restore(projectId: string, revision: number, options: RequestOptions = {}): Promise<ProjectRevision> {
+    return this.t.request(`${V1}/projects/${seg(projectId)}/revisions/${revisionNumber(revision)}/restore`, { maxRetries: 0, ...options, method: 'POST' });
+  }
+  /** A zip of the files at `revision`, or of the current files without one. */
+  archive(projectId: string, revision?: number, options: RequestOptions = {}): Promise<Uint8Array> {
+    const path = revision === undefined ? `${V1}/projects/${seg(projectId)}/archive` : `${V1}/projects/${seg(projectId)}/revisions/${revisionNumber(revision)}/archive`;
+    return this.t.request(path, { ...options, bytes: true });
+  }
+}
+
+function revisionNumber(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new TypeError('revision must be an integer ≥ 1');
+  return n;
 }
 
 export class ProjectsResource extends Paginated<Project> {
   protected readonly path = `${V1}/projects`;
   readonly files: ProjectFilesResource;
-  constructor(t: Transport) { super(t); this.files = new ProjectFilesResource(t); }
+  readonly revisions: ProjectRevisionsResource;
+  constructor(t: Transport) { super(t); this.files = new ProjectFilesResource(t); this.revisions = new ProjectRevisionsResource(t); }
   create(body: CreateProjectBody, options: RequestOptions = {}): Promise<Project> {
     return this.t.request(this.path, { ...options, method: 'POST', body });
   }

@@ -30,6 +30,8 @@ export interface CallOptions extends RequestOptions {
   body?: unknown;
   /** `none`: send no credential (register, login, refresh). Default: send the client's credential. */
   auth?: 'none' | 'default';
+  /** Resolve with the body's bytes (a Uint8Array: a zip download) instead of its JSON; errors are still problem documents. */
+  bytes?: boolean;
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
@@ -225,6 +227,7 @@ export class Transport {
       let body: unknown;
       try {
         const res = await this.send(path, call, used);
+        if (res.ok && res.bytes) return res.bytes as T;
         body = readBody(res);
         if (res.ok) return body as T;
         headers = res.headers;
@@ -270,6 +273,7 @@ export class Transport {
     try {
       const res = await this.options.fetch(this.url(path, call.query), { method: call.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, signal: controller.signal });
       // Read the body inside the timeout too: a server that stalls mid-body is a timeout as well.
+      if (call.bytes && res.ok) return { status: res.status, ok: res.ok, headers: res.headers, text: '', bytes: new Uint8Array(await res.arrayBuffer()) };
       const text = await res.text();
       return { status: res.status, ok: res.ok, headers: res.headers, text };
     } catch (error) {
@@ -289,6 +293,7 @@ interface RawResponse {
   ok: boolean;
   headers: Headers;
   text: string;
+  bytes?: Uint8Array;
 }
 
 function readBody(res: RawResponse): unknown {

@@ -182,6 +182,10 @@ export interface ListParams {
 export interface Success { success: boolean }
 
 export interface ProjectFileInfo { path: string; size: number; updated_at: string }
+/** A change set to a project's files (CONTRACT §12.6), numbered from 1 per project. */
+export interface ProjectRevision { id: string; number: number; message: string; author: { id: string; name: string } | null; files_changed: number; created_at: string }
+/** A revision with each file it changed and that file's unified diff. */
+export interface ProjectRevisionDetail extends ProjectRevision { files: Array<{ path: string; status: 'added' | 'modified' | 'deleted'; size: number | null; diff: string }> }
 
 export interface ModelList { data: ModelInfo[]; default: string }
 

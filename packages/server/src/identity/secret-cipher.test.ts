@@ -47,3 +47,26 @@ describe('SecretCipher', () => {
     expect(loadSecretKey('configured', dir)).toEqual({ key: 'configured', generated: undefined });
   });
 });
+
+describe('loadSecretKey with processes starting together', () => {
+  it('every process that makes the key at the same time ends up with the same one, and no temporary file is left', async () => {
+    const { mkdtempSync, readdirSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { fork } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'codeloom-key-race-'));
+    const script = join(dir, 'load.mjs');
+    const { writeFileSync } = await import('node:fs');
+    // Eight processes race on one data directory: each prints the key it got.
+    writeFileSync(script, `const { loadSecretKey } = await import(${JSON.stringify(new URL('./secret-cipher.ts', import.meta.url).href)});\nprocess.send(loadSecretKey(undefined, ${JSON.stringify(join(dir, 'data'))}).key);\n`);
+    const keys = await Promise.all(Array.from({ length: 8 }, () => new Promise<string>((resolve, reject) => {
+      const child = fork(script, { execArgv: ['--import', 'tsx'], stdio: 'ignore' });
+      child.once('message', (m) => resolve(String(m)));
+      child.once('error', reject);
+      child.once('exit', (code) => { if (code) reject(new Error(`exit ${code}`)); });
+    })));
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]!.length).toBeGreaterThan(20);
+    expect(readdirSync(join(dir, 'data'))).toEqual(['secret.key']);
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -61,10 +61,27 @@ const keyId = (key: Buffer): string => createHash('sha256').update(key).digest('
 export function loadSecretKey(configured: string | undefined, dataDir: string): { key: string; generated: string | undefined } {
   if (configured) return { key: configured, generated: undefined };
   const file = join(dataDir, 'secret.key');
-  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: file };
+  if (existsSync(file)) return { key: readKeyFile(file), generated: file };
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return { key, generated: file };
+  // Written whole under a private name, then linked into place: processes starting together on one data directory
+  // all end up with the one key that won (link fails if the file exists), and none reads a half-written file.
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(temporary, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(temporary, 0o600);
+    linkSync(temporary, file);
+    return { key, generated: file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { key: readKeyFile(file), generated: file };
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+function readKeyFile(file: string): string {
+  const key = readFileSync(file, 'utf8').trim();
+  if (!key) throw new Error(`${file} is empty: delete it (a new key is made at start) or set CODELOOM_SECRET_KEY`);
+  return key;
 }

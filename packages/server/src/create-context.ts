@@ -86,10 +86,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   rateLimiter.spend.attachBudgets(budgetBook);
   const models = await buildModelRegistry(config);
   // Model deployments (CONTRACT §12.4): routed models added to the registry from the database, kept live.
-  const secret = loadSecretKey(config.secretKey, config.dataDir);
-  if (secret.generated) process.emitWarning(`CODELOOM_SECRET_KEY is not set: deployments' API keys are encrypted with the key kept in ${secret.generated}. Instances sharing a database must share one key: set CODELOOM_SECRET_KEY on every instance.`, { code: 'CODELOOM_SECRET_KEY' });
   const deployments = new DeploymentsService({
-    store, models, config, limits, redis, prefix, cipher: new SecretCipher(secret.key, config.secretKeysPrevious ?? []),
+    store, models, config, limits, redis, prefix, cipher: new SecretCipher(() => secretKeyOf(config), config.secretKeysPrevious ?? []),
     warn: (message) => process.emitWarning(message),
   });
   await deployments.start();
@@ -170,3 +168,14 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   // Last: the spans of everything above are exported before the process goes.
   await ctx.tracing?.shutdown().catch(() => {});
 }
+
+/**
+ * The key deployments' API keys are sealed with, asked for the first time one is sealed or opened: CODELOOM_SECRET_KEY, else
+ * one made and kept in the data directory (with a warning, once: instances sharing a database must share one key).
+ */
+function secretKeyOf(config: Config): string {
+  const secret = loadSecretKey(config.secretKey, config.dataDir);
+  if (secret.generated) process.emitWarning(`CODELOOM_SECRET_KEY is not set: deployments' API keys are encrypted with the key kept in ${secret.generated}. Instances sharing a database must share one key: set CODELOOM_SECRET_KEY on every instance.`, { code: 'CODELOOM_SECRET_KEY' });
+  return secret.key;
+}
+

@@ -11,31 +11,43 @@ import { join } from 'node:path';
  */
 export class SecretCipher {
   private readonly keys = new Map<string, Buffer>();
-  readonly currentId: string;
+  private current: string | undefined;
 
-  /** `current` and `previous` are the secrets as configured (any text; 32 bytes or more of entropy recommended). */
-  constructor(current: string, previous: readonly string[] = []) {
-    const key = deriveKey(current);
-    this.currentId = keyId(key);
-    this.keys.set(this.currentId, key);
-    for (const p of previous) {
-      const k = deriveKey(p);
-      if (!this.keys.has(keyId(k))) this.keys.set(keyId(k), k);
+  /**
+   * `current` and `previous` are the secrets as configured (any text; 32 bytes or more of entropy recommended).
+   * `current` may be a function: it is asked the first time a secret is sealed or opened, so a server that
+   * stores no secret never makes or reads a key file.
+   */
+  constructor(private readonly currentSource: string | (() => string), private readonly previous: readonly string[] = []) {}
+
+  /** The id of the key new values are sealed under. */
+  get currentId(): string {
+    if (this.current === undefined) {
+      const key = deriveKey(typeof this.currentSource === 'string' ? this.currentSource : this.currentSource());
+      this.current = keyId(key);
+      this.keys.set(this.current, key);
+      for (const p of this.previous) {
+        const k = deriveKey(p);
+        if (!this.keys.has(keyId(k))) this.keys.set(keyId(k), k);
+      }
     }
+    return this.current;
   }
 
   seal(plaintext: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv);
-    cipher.setAAD(Buffer.from(`v1.${this.currentId}`));
+    const id = this.currentId;
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(id)!, iv);
+    cipher.setAAD(Buffer.from(`v1.${id}`));
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['v1', this.currentId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    return ['v1', id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
   }
 
   /** The plaintext; throws naming the key id when no configured key sealed it, or when the value was altered. */
   open(sealed: string): string {
     const [version, id, iv, tag, data] = sealed.split('.');
     if (version !== 'v1' || !id || iv === undefined || tag === undefined || data === undefined) throw new Error('not a sealed secret');
+    void this.currentId; // the keys are loaded on first use
     const key = this.keys.get(id);
     if (!key) throw new Error(`sealed under key ${id}, which is neither CODELOOM_SECRET_KEY nor one of CODELOOM_SECRET_KEYS_PREVIOUS`);
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));

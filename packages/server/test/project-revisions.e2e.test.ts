@@ -60,12 +60,12 @@ function unzipFiles(zip: Buffer): Record<string, string> {
   }
 }
 
-describe('project revisions', () => {
+function revisionsSuite(dialect: 'sqlite' | 'postgres') {
   let t: TestServer;
   let token: string;
   const api = (path: string) => `${t.url}/api/v1${path}`;
 
-  beforeAll(async () => { t = await startTestServer({ env: { CODELOOM_BODY_LIMIT: '65536' } }); });
+  beforeAll(async () => { t = await startTestServer({ dialect, env: { CODELOOM_BODY_LIMIT: '65536' } }); });
   afterAll(async () => { await t.close(); });
   beforeEach(async () => { token = (await registerUser(t.url, { ip: nextIp(), name: 'Ada' })).token; });
 
@@ -252,7 +252,26 @@ describe('project revisions', () => {
     const afterGen = (await request(api(`/projects/${p.id}/revisions`), { token: me.token })).body.data[0];
     expect(afterGen).toMatchObject({ number: 6, message: 'Saved generated files', files_changed: gen.body.files.length });
   });
-});
+
+  it('concurrent writes to one project are numbered one after the other, none lost', async () => {
+    const p = (await request(api('/projects'), { token, body: { name: 'busy' } })).body;
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => put(p.id, `f${i}.txt`, `${i}\n`)));
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(results.map((r) => r.body.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+    const list = await revisions(p.id);
+    expect(list.data.map((r: { number: number }) => r.number)).toEqual(Array.from({ length: 13 }, (_, i) => 13 - i));
+    expect((await request(api(`/projects/${p.id}`), { token })).body.files_count).toBe(12);
+    // Each revision holds exactly its own file.
+    for (const r of results) {
+      const detail = (await request(api(`/projects/${p.id}/revisions/${r.body.number}`), { token })).body;
+      expect(detail.files).toHaveLength(1);
+      expect(`Write ${detail.files[0].path}`).toBe(r.body.message);
+    }
+  });
+}
+
+describe('project revisions on SQLite', () => { revisionsSuite('sqlite'); });
+describe.runIf(TEST_DATABASE_URL)('project revisions on PostgreSQL', () => { revisionsSuite('postgres'); });
 
 /**
  * Migration 0016 on a database with data: projects (one from a template, then edited by generate; one empty)

@@ -115,6 +115,25 @@ describe('real responses match the OpenAPI document', () => {
     expect(Object.keys(doc.paths).some((p) => p.includes('{*}'))).toBe(false);
   });
 
+  it('project file writes, revisions, restore and zip downloads', async () => {
+    const id = (await call('POST', '/api/v1/projects', '/api/v1/projects', { body: { name: 'history' } })).body!.id;
+    const file = '/api/v1/projects/{id}/files/{path}';
+    expect((await call('PUT', file, `/api/v1/projects/${id}/files/src%2Fa.ts`, { body: { content: 'a\n' } })).status).toBe(201);
+    expect((await call('PUT', file, `/api/v1/projects/${id}/files/src/a.ts`, { body: { content: 'a\n' } })).status).toBe(200);
+    expect((await call('PUT', file, `/api/v1/projects/${id}/files/a//b`, { body: { content: 'x' } })).status).toBe(400);
+    expect((await call('DELETE', file, `/api/v1/projects/${id}/files/src/a.ts`)).status).toBe(200);
+    expect((await call('DELETE', file, `/api/v1/projects/${id}/files/src/a.ts`)).status).toBe(404);
+    expect((await call('GET', '/api/v1/projects/{id}/revisions', `/api/v1/projects/${id}/revisions`)).body!.data).toHaveLength(3);
+    expect((await call('GET', '/api/v1/projects/{id}/revisions/{rev}', `/api/v1/projects/${id}/revisions/2`)).body!.files).toHaveLength(1);
+    expect((await call('GET', '/api/v1/projects/{id}/revisions/{rev}', `/api/v1/projects/${id}/revisions/0`)).status).toBe(400);
+    expect((await call('GET', '/api/v1/projects/{id}/revisions/{rev}', `/api/v1/projects/${id}/revisions/9`)).status).toBe(404);
+    expect((await call('POST', '/api/v1/projects/{id}/revisions/{rev}/restore', `/api/v1/projects/${id}/revisions/2/restore`)).status).toBe(201);
+    expect((await call('POST', '/api/v1/projects/{id}/revisions/{rev}/restore', `/api/v1/projects/${id}/revisions/2/restore`)).status).toBe(200);
+    const zip = await call('GET', '/api/v1/projects/{id}/revisions/{rev}/archive', `/api/v1/projects/${id}/revisions/2/archive`);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    expect((await call('GET', '/api/v1/projects/{id}/archive', `/api/v1/projects/${id}/archive`)).status).toBe(200);
+  });
+
   it('the OpenAI-compatible routes keep OpenAI\'s JSON errors; their streams are declared', async () => {
     await call('GET', '/openai/v1/models', '/openai/v1/models');
     await call('GET', '/openai/v1/models/{model}', '/openai/v1/models/sandbox');

@@ -11,6 +11,8 @@ import type { ProjectsService } from './projects-service.js';
 
 const tags = ['Projects'];
 const security = [{ bearer: [] }];
+/** A zip download: documented as binary; a Buffer reply is sent as it is (no serializer). */
+const ZipResponse = { description: 'The files as a zip (`Content-Disposition: attachment`).', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } };
 const FileParams = Type.Object({ id: SingleLine({ minLength: 1, maxLength: 64 }), '*': SingleLine({ minLength: 1, maxLength: 500 }) });
 
 export const projectsRoutes = ({ projects }: { projects: ProjectsService }): FastifyPluginAsync => async (fastify) => {
@@ -124,11 +126,11 @@ export const projectsRoutes = ({ projects }: { projects: ProjectsService }): Fas
 
   app.get('/projects/:id/revisions/:rev/archive', {
     config: read,
-    schema: { tags, security, summary: 'A zip of the files at a revision (application/zip)', params: RevisionParamsSchema, response: { ...errorResponses(400, 401, 403, 404, 429) } },
+    schema: { tags, security, summary: 'A zip of the files at a revision (application/zip)', params: RevisionParamsSchema, response: { 200: ZipResponse, ...errorResponses(400, 401, 403, 404, 429) } },
   }, async (request, reply) => sendZip(reply, await projects.archive(request.principal!, request.params.id, request.params.rev)));
 
   app.get('/projects/:id/archive', {
     config: read,
-    schema: { tags, security, summary: 'A zip of the current files (application/zip)', params: IdParamsSchema, response: { ...errorResponses(401, 403, 404, 429) } },
+    schema: { tags, security, summary: 'A zip of the current files (application/zip)', params: IdParamsSchema, response: { 200: ZipResponse, ...errorResponses(401, 403, 404, 429) } },
   }, async (request, reply) => sendZip(reply, await projects.archive(request.principal!, request.params.id)));
 };

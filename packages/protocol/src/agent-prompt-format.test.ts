@@ -44,6 +44,8 @@ describe('the agent prompt format', () => {
     expect(review).toBe('VERDICT: changes_requested\n- add tests\n- check input\n');
     expect([isReview(review), asksForChanges(review), parseVerdict(review)]).toEqual([true, true, 'changes_requested']);
     expect(reviewFindings(review)).toEqual(['add tests', 'check input']);
-    expect([isReview('looks fine'), parseVerdict('looks fine'), parseVerdict('verdict: Changes requested')]).toEqual([false, 'approve', 'changes_requested']);
+    expect([isReview('looks fine'), parseVerdict('looks fine'), parseVerdict('verdict: Changes requested')]).toEqual([false, 'changes_requested', 'changes_requested']);
+    // No verdict line is not approval (issue 27); an explicit one, any case, is read.
+    expect([parseVerdict(''), parseVerdict('LGTM, approve!'), parseVerdict('VERDICT: Approve\n- fine')]).toEqual(['changes_requested', 'changes_requested', 'approve']);
   });
 });

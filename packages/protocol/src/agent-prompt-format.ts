@@ -113,10 +113,14 @@ export function writeReview(verdict: Verdict, findings: readonly string[]): stri
   return [verdictLine(verdict), ...findings.map((f) => `${LIST_ITEM}${f}`), ''].join('\n');
 }
 
-/** A reviewer's verdict; a review without one counts as approval so a chatty model cannot loop a run. */
+/**
+ * A reviewer's verdict. An answer without a `VERDICT:` line is NOT approval: it counts as `changes_requested`
+ * (the run's max_iterations still bounds the loop), so a reviewer that did not follow the format never lets
+ * work through unreviewed.
+ */
 export function parseVerdict(output: string): Verdict {
   const m = /VERDICT:\s*(approve|changes[_ ]requested)/i.exec(output);
-  return m && m[1]!.toLowerCase().startsWith('changes') ? 'changes_requested' : 'approve';
+  return m && m[1]!.toLowerCase() === 'approve' ? 'approve' : 'changes_requested';
 }
 
 /** Whether a text is a review: one of its lines starts with `VERDICT:`. */

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', detail: 'The request headers are over the size limit.' },
   rate_limited: { status: 429, title: 'Too Many Requests', detail: 'A rate limit is exhausted.' },
   budget_exceeded: { status: 429, title: 'Too Many Requests', detail: 'A budget in US dollars (or a run\'s max_cost_usd or max_tokens) would be exceeded.' },
+  max_steps_reached: { status: 422, title: 'Unprocessable Entity', detail: 'An engineer run used its config.max_steps model calls without calling finish.' },
+  run_timeout: { status: 408, title: 'Request Timeout', detail: 'An engineer step passed its wall time (config.max_wall_seconds).' },
   cancelled: { status: 499, title: 'Client Closed Request', detail: 'The request was cancelled by the caller.' },
   internal_error: { status: 500, title: 'Internal Server Error', detail: 'Something went wrong on our side.' },
   upstream_error: { status: 502, title: 'Bad Gateway', detail: 'The model provider failed.' },

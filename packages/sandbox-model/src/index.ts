@@ -11,6 +11,7 @@
 export type { SandboxAnswer, SandboxCall, SandboxHints, SandboxMessage, SandboxTool, SandboxToolCall, SandboxUsage } from './types.js';
 export { schemaInstance, type Schema } from './schema-instance.js';
 export { sandboxToolCall, structuredAnswer, toolResultAnswer } from './tools.js';
+export { engineerToolCall, isEngineerCall } from './engineer.js';
 export { promptTokens, sandboxAnswer } from './answer.js';
 export { renderSandboxOutput } from './output.js';
 export { cutAtStop, renderSandboxFill, renderSandboxFillFor } from './fill.js';

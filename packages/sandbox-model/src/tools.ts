@@ -1,3 +1,4 @@
+import { engineerToolCall, isEngineerCall } from './engineer.js';
 import { schemaInstance } from './schema-instance.js';
 import type { SandboxCall, SandboxMessage, SandboxToolCall } from './types.js';
 
@@ -30,6 +31,8 @@ function chosenTool(call: SandboxCall) {
 
 /** The tool call the sandbox makes for this call, or undefined when it answers in text (no tools, "none", or a tool result to answer). */
 export function sandboxToolCall(call: SandboxCall): SandboxToolCall | undefined {
+  // In an engineer step it works through its fixed sequence (engineer.ts), tool result or not.
+  if (isEngineerCall(call)) return engineerToolCall(call);
   if (call.messages.at(-1)?.role === 'tool') return undefined;
   const tool = chosenTool(call);
   if (!tool) return undefined;

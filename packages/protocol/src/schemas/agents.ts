@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SingleLine, StringEnum } from './common.js';
 import { GeneratedFileSchema } from './generate.js';
 
-export const AGENT_TYPES = ['planner', 'architect', 'coder', 'reviewer', 'tester', 'documenter'] as const;
+export const AGENT_TYPES = ['planner', 'architect', 'coder', 'reviewer', 'tester', 'documenter', 'engineer'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 export const AgentTypeSchema = StringEnum(AGENT_TYPES);
 
@@ -14,6 +14,13 @@ export const MAX_RUN_TOKENS = 100_000_000;
 
 const PerCallMaxTokens = () => Type.Integer({ minimum: 1, maximum: 32_768, description: 'Output cap of each model call (each step\'s answer), in tokens. Not the run ceiling `max_tokens` (snake case), which bounds the whole run.' });
 /** The run ceilings (CONTRACT §12.2, docs/agents.md "Run ceilings"), the same on agents, workflows and execute bodies. */
+/** Most steps (model calls) an engineer run may be given. */
+export const MAX_ENGINEER_STEPS = 200;
+/** The engineer's own settings (docs/agents.md "The engineer"), on agents and workflows. */
+const EngineerFields = () => ({
+  max_steps: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ENGINEER_STEPS, description: `The engineer's most steps (model calls) in one run, 1–${MAX_ENGINEER_STEPS} (default 30); past it the run ends \`failed\` with \`max_steps_reached\`.` })),
+  max_wall_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'The engineer step\'s wall time in seconds (default 1800); past it the run ends `failed` with `run_timeout`.' })),
+});
 const RunCeilingFields = () => ({
   max_cost_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_RUN_COST_USD, description: `Ceiling on what the whole run may cost, in USD (> 0, at most ${MAX_RUN_COST_USD}, at most six decimals), at the models' prices. Each step's output cap is lowered so the step can never cross it; when nothing is left the run ends \`failed\` with code \`budget_exceeded\`. Unpriced models cost 0.` })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_TOKENS, description: `Ceiling on the tokens of the whole run (every step's prompt and answer), 1–${MAX_RUN_TOKENS}. Each step's output cap is lowered so the step can never cross it; when nothing is left the run ends \`failed\` with code \`budget_exceeded\`. Not \`maxTokens\` (camel case), the output cap of each step.` })),
@@ -23,7 +30,8 @@ export const AgentConfigSchema = Type.Object({
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
   maxTokens: Type.Optional(PerCallMaxTokens()),
   ...RunCeilingFields(),
-  specialization: Type.Optional(Type.String({ maxLength: 200, description: 'An agent type (planner, architect, coder, reviewer, tester, documenter) or free text; free text acts as a coder with that focus.' })),
+  ...EngineerFields(),
+  specialization: Type.Optional(Type.String({ maxLength: 200, description: 'An agent type (planner, architect, coder, reviewer, tester, documenter, engineer) or free text; free text acts as a coder with that focus.' })),
 });
 
 export const CreateAgentBodySchema = Type.Object({
@@ -47,6 +55,7 @@ export const WorkflowConfigSchema = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     maxTokens: Type.Optional(PerCallMaxTokens()),
     ...RunCeilingFields(),
+    ...EngineerFields(),
   },
   { additionalProperties: Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean()]), maxProperties: 30 },
 );
@@ -99,6 +108,13 @@ export const RunLimitsSchema = Type.Object({
 }, { description: 'The run ceilings that apply (the execute body\'s, else the agent\'s or workflow\'s); null when it has none.' });
 export type RunLimits = Static<typeof RunLimitsSchema>;
 
+export const RunFileChangeSchema = Type.Object({
+  path: Type.String(),
+  status: StringEnum(['added', 'modified', 'deleted'] as const),
+  diff: Type.String({ description: 'A unified diff (--- a/path, +++ b/path, @@ hunks; /dev/null for an added or deleted file).' }),
+});
+export type RunFileChange = Static<typeof RunFileChangeSchema>;
+
 export const RunStepSchema = Type.Object({
   index: Type.Integer(),
   agent: AgentTypeSchema,
@@ -114,6 +130,7 @@ export const RunStepSchema = Type.Object({
   files: Type.Optional(Type.Array(GeneratedFileSchema)),
   error: Type.Optional(Type.Union([ErrorInfo, Type.Null()])),
   verification: Type.Optional(VerificationAttemptSchema),
+  changes: Type.Optional(Type.Array(RunFileChangeSchema, { description: 'An engineer step: what it changed in the workspace.' })),
 });
 export type RunStep = Static<typeof RunStepSchema>;
 
@@ -126,7 +143,10 @@ export const RunSchema = Type.Object({
   task: Type.String(),
   requirements: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
   steps: Type.Array(RunStepSchema),
-  result: Type.Union([Type.Object({ files: Type.Array(GeneratedFileSchema), summary: Type.String(), verification: Type.Optional(VerificationAttemptSchema) }), Type.Null()]),
+  result: Type.Union([Type.Object({
+    files: Type.Array(GeneratedFileSchema), summary: Type.String(), verification: Type.Optional(VerificationAttemptSchema),
+    changes: Type.Optional(Type.Array(RunFileChangeSchema, { description: 'An engineer run\'s changes to its workspace (the project\'s files, or empty), path order, each with a unified diff.' })),
+  }), Type.Null()]),
   tokens_used: Type.Integer(),
   cost_usd: Type.Number({ description: 'What the run has cost so far, in USD: the sum of its steps\' costs.' }),
   limits: Type.Union([RunLimitsSchema, Type.Null()]),

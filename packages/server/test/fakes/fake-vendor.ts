@@ -72,6 +72,11 @@ export interface FakeScript {
   chunkDelayMs?: number;
   requireApiKey?: string;
   toolCalls?: FakeToolCall[];
+  /**
+   * Decides each answer from the request (e.g. the last tool result): its text (`reply`, '' for none) and its
+   * tool calls; undefined falls back to the rest of the script. Takes precedence over `replies` and `toolCalls`.
+   */
+  respond?: (body: any) => { reply?: string; toolCalls?: FakeToolCall[] } | undefined;
 }
 
 /** A tool call a fake answers with: `arguments` is JSON text (streamed in pieces of FAKE_ARGUMENT_PIECE characters). */
@@ -207,7 +212,8 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
     }
     if (s.hang) return;
 
-    const queued = s.replies?.shift();
+    const decided = s.respond?.(body);
+    const queued = decided ? decided.reply ?? '' : s.replies?.shift();
     let chunks = queued !== undefined ? queued.match(/\S+\s*|\s+/g) ?? [] : s.chunks ?? s.reply.match(/\S+\s*|\s+/g) ?? [];
     const maxTokens = typeof body?.max_tokens === 'number' ? body.max_tokens : undefined;
     let finishReason = s.finishReason;
@@ -220,7 +226,7 @@ export async function startFakeVendor(format: VendorFormat, options: FakeOptions
       completionTokens: chunks.length,
     };
     const id = ++replySeq;
-    const toolCalls = (s.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_fake${id}x${i}`, name: c.name, arguments: c.arguments }));
+    const toolCalls = ((decided ? decided.toolCalls : s.toolCalls) ?? []).map((c, i) => ({ id: c.id ?? `call_fake${id}x${i}`, name: c.name, arguments: c.arguments }));
     if (toolCalls.length && s.usage === undefined) usage.completionTokens += toolCalls.reduce((n, c) => n + 1 + argumentPieces(c.arguments).length, 0);
     const ctx: ReplyContext = { req: body, id, model: body?.model ?? 'fake', usage, omitUsage: s.omitUsage === true, finishReason, toolCalls, hasText: chunks.length > 0 };
     if (body?.stream !== true) {

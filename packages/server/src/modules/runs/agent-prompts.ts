@@ -8,6 +8,7 @@ const ROLES: Record<AgentType, string> = {
   coder: 'You are the engineer. Write the complete implementation as files, one fenced code block per file with the language and the path in the info string (```typescript src/app.ts). If a reviewer requested changes, address every finding.',
   reviewer: `You are the code reviewer. Review the latest code against the task. Answer with a line "${verdictLine('approve')}" or "${verdictLine('changes_requested')}", then one "${LIST_ITEM}" line per finding.`,
   tester: 'You are the test engineer. Write tests for the latest code in the language\'s usual test framework, one fenced code block per file with the path in the info string.',
+  engineer: 'You are the engineer. You work on the files of a workspace with tools, run the tests in a sandbox and fix what fails until they pass.',
   documenter: 'You are the technical writer. Write a README.md for the result (what it is, how to install, run and test it) as a fenced block: ```markdown README.md.',
 };
 

@@ -15,7 +15,12 @@ import { errorEventOf, failRun } from './run-ending.js';
 import type { RunEventBus } from './run-events.js';
 import { NO_RUN_FINISHED, type RunFinished } from './run-finished.js';
 import { newStep, runCostUsd, toRow, toRun, type RunState } from './run-record.js';
-import { capWithinCeilings, spentOf } from './run-ceilings.js';
+import { capWithinCeilings, spentOf, stepMicros } from './run-ceilings.js';
+import { DEFAULT_MAX_STEPS, engineerLoop } from '../engineer/engineer-loop.js';
+import { Workspace } from '../engineer/workspace.js';
+import { DEFAULT_ENGINEER_WALL_SECONDS, engineerOutput, engineerSeed, projectFiles, sandboxTools } from './engineer-step.js';
+import { writeAgentPrompt } from '@codeloom/protocol';
+import type { ToolDefinition } from '../../providers/conversation.js';
 import { checksAfter, checksBefore, checksMessage, filesSoFar, lastVerification, verdictWithChecks } from '../verify/run-checks.js';
 import type { Context } from '@opentelemetry/api';
 import { failSpan, type CallOrigin, type Tracing } from '../../plugins/tracing.js';
@@ -83,7 +88,9 @@ export class RunExecutor {
         }
       }
       const verification = lastVerification(run.steps);
-      run.result = { files: collectFiles(run.steps), summary: summarize(run), ...(verification ? { verification } : {}) };
+      const changes = await this.runChanges(run);
+      run.result = { files: collectFiles(run.steps), summary: summarize(run), ...(verification ? { verification } : {}), ...(changes ? { changes } : {}) };
+      // An engineer run's deletions are not carried to the project by saveFiles (the project revisions bring a method that does).
       if (run.project_id && run.result.files.length) await this.projects.saveFiles(principal, run.project_id, run.result.files);
       this.finish(run, 'succeeded', null);
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
@@ -106,6 +113,7 @@ export class RunExecutor {
   private async runStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal, origin: CallOrigin): Promise<void> {
     const model = run.environment === 'sandbox' ? this.models.find('sandbox')! : this.models.find(step.model);
     if (!model) throw new AppError('validation_failed', `The model "${step.model}" is no longer configured.`);
+    if (step.agent === 'engineer') return this.runEngineerStep(run, step, principal, signal, origin, model);
     const messages = buildAgentMessages(step.agent, run.task, run.requirements, run.steps.slice(0, step.index), run.spec.language);
     const call: ModelCall = {
       // Charged to the account, and to the API key the run was started with (its limits as they are now).
@@ -160,14 +168,92 @@ export class RunExecutor {
     await this.save(run, { event: 'step_completed', id: run.id, data: { run_id: run.id, index: step.index, step } });
   }
 
+  /**
+   * An engineer step (docs/agents.md "The engineer"): the loop of model calls and tool calls over a workspace
+   * (engineer-loop.ts), each model call fitted to the run's ceilings and reserved like any step's; tool calls
+   * and results are announced as `tool_call` / `tool_result` run events. Its files are the whole workspace
+   * afterwards, its `changes` the diffs against where it started.
+   */
+  private async runEngineerStep(run: RunState, step: RunStep, principal: Principal, signal: AbortSignal, origin: CallOrigin, model: NonNullable<ReturnType<ModelRegistry['find']>>): Promise<void> {
+    const earlier = run.steps.slice(0, step.index);
+    const seed = engineerSeed(await projectFiles(this.store, run.project_id), earlier, collectFiles(earlier));
+    const workspace = new Workspace(seed);
+    const language = run.spec.language ?? 'typescript';
+    const wallMs = (run.spec.maxWallSeconds ?? DEFAULT_ENGINEER_WALL_SECONDS) * 1000;
+    const wall = new AbortController();
+    const timer = setTimeout(() => wall.abort('run_timeout'), wallMs);
+    const stepSignal = AbortSignal.any([signal, wall.signal]);
+    const subject = await this.withKeyLimits(principal);
+    Object.assign(step, { status: 'running', started_at: nowIso() });
+    run.waiting = null;
+    await this.save(run, { event: 'step_started', id: run.id, data: { run_id: run.id, index: step.index, agent: step.agent, model: step.model, iteration: step.iteration } });
+    const announce = (event: string, data: Record<string, unknown>) => this.events.append(run.id, { event, id: run.id, data: { run_id: run.id, index: step.index, ...data } });
+    const turn = async (messages: ReturnType<typeof buildAgentMessages>, tools: ToolDefinition[] | undefined) => {
+      const base = { tokens: step.tokens_used, micros: stepMicros(step) };
+      const call: ModelCall = {
+        subject, model, messages: [...messages], signal: stepSignal, origin,
+        maxTokens: run.spec.maxTokens, temperature: run.spec.temperature,
+        hints: { agentType: 'engineer', language, context: run.requirements as Record<string, string | number | boolean> },
+        ...(tools ? { tools, toolChoice: 'auto' as const } : {}),
+        onSettled: (tokens, costMicros) => {
+          Object.assign(step, { tokens_used: base.tokens + tokens, cost_usd: microsToUsd(base.micros + costMicros) });
+          run.tokens_used = run.steps.reduce((n, s) => n + s.tokens_used, 0);
+          run.cost_usd = runCostUsd(run.steps);
+        },
+      };
+      fitCeilings(run, call);
+      const reservation = await this.reserveBudget(run, call, stepSignal);
+      if (stepSignal.aborted) { await reservation.release(); throw new CancelledError(); }
+      const result = await this.generation.callModel({ ...call, reservation });
+      return { text: result.text, toolCalls: result.toolCalls };
+    };
+    try {
+      const outcome = await engineerLoop({
+        role: buildAgentMessages('engineer', run.task, run.requirements, earlier, run.spec.language)[0]!.content,
+        prompt: `${writeAgentPrompt({ task: run.task, language: run.spec.language, requirements: run.requirements, earlier: earlier.filter((s) => s.status === 'succeeded') })}\n\nThe workspace holds ${workspace.size} file${workspace.size === 1 ? '' : 's'}.`,
+        native: model.provider.conversation?.tools === true,
+        maxSteps: run.spec.maxSteps ?? DEFAULT_MAX_STEPS,
+        signal: stepSignal, turn,
+        tools: sandboxTools(workspace, this.generation.verification, principal.org.id, language, stepSignal),
+        events: {
+          toolCall: (e) => announce('tool_call', e),
+          toolResult: (e) => announce('tool_result', e),
+        },
+      });
+      step.changes = workspace.changes();
+      step.files = workspace.all();
+      step.output = engineerOutput(outcome, step.changes);
+    } catch (error) {
+      if (wall.signal.aborted && !signal.aborted) throw new AppError('run_timeout', `The engineer step passed its wall time of ${wallMs / 1000} s (config.max_wall_seconds).`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    Object.assign(step, { status: 'succeeded', finished_at: nowIso() });
+    await this.save(run, { event: 'step_completed', id: run.id, data: { run_id: run.id, index: step.index, step } });
+  }
+
+  /** An engineer run's changes against the project's files (or nothing): undefined for a run without an engineer step. */
+  private async runChanges(run: RunState): Promise<RunStep['changes']> {
+    const last = [...run.steps].reverse().find((s) => s.agent === 'engineer' && s.status === 'succeeded');
+    if (!last) return undefined;
+    // Opened on the project's files, then made what the last engineer step left: its changes are the run's.
+    const after = new Workspace(await projectFiles(this.store, run.project_id));
+    const kept = new Set((last.files ?? []).map((f) => f.path));
+    for (const p of after.paths()) if (!kept.has(p)) after.delete(p);
+    for (const f of last.files ?? []) after.write(f.path, f.content);
+    return after.changes();
+  }
+
   /** Inserts a coder revision and a fresh review right after this review, while revisions remain. */
   private sendBack(run: RunState, review: RunStep): void {
-    const revisions = run.steps.filter((s) => s.agent === 'coder' && s.iteration > 0).length;
+    const revisions = run.steps.filter((s) => (s.agent === 'coder' || s.agent === 'engineer') && s.iteration > 0).length;
     if (revisions >= run.spec.maxIterations) return;
-    const coder = [...run.steps.slice(0, review.index)].reverse().find((s) => s.agent === 'coder');
+    // The work goes back to whoever did it: the last coder or engineer before the review.
+    const coder = [...run.steps.slice(0, review.index)].reverse().find((s) => s.agent === 'coder' || s.agent === 'engineer');
     const iteration = review.iteration + 1;
     run.steps.splice(review.index + 1, 0,
-      newStep(0, 'coder', coder?.model ?? review.model, iteration),
+      newStep(0, coder?.agent ?? 'coder', coder?.model ?? review.model, iteration),
       newStep(0, 'reviewer', review.model, iteration));
     run.steps.forEach((s, i) => { s.index = i; });
   }
@@ -271,7 +357,7 @@ export function collectFiles(steps: RunStep[]): GeneratedFile[] {
 
 function summarize(run: RunState): string {
   const done = run.steps.filter((s) => s.status === 'succeeded');
-  const revisions = done.filter((s) => s.agent === 'coder' && s.iteration > 0).length;
+  const revisions = done.filter((s) => (s.agent === 'coder' || s.agent === 'engineer') && s.iteration > 0).length;
   const verdict = [...done].reverse().find((s) => s.agent === 'reviewer')?.verdict;
   const files = run.result?.files.length ?? collectFiles(run.steps).length;
   return [

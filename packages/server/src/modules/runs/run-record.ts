@@ -16,6 +16,9 @@ export interface RunSpec {
   language?: string;
   /** Workflow `config.verify`: the tester and reviewer steps run the checks (modules/verify/run-checks.ts). */
   verify?: boolean;
+  /** An engineer step's most model calls (config `max_steps`; default 30) and wall time (config `max_wall_seconds`). */
+  maxSteps?: number;
+  maxWallSeconds?: number;
 }
 
 /** A run as the executor holds it: the API shape plus its owner and spec. */

@@ -61,6 +61,7 @@ export class RunsService {
       agents: wf.data.agents, maxIterations: maxIterations ?? DEFAULT_MAX_ITERATIONS,
       ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(wf.data.config.verify === true ? { verify: true } : {}),
+      ...engineerSettings(wf.data.config),
     });
   }
 
@@ -72,6 +73,7 @@ export class RunsService {
       ...(limits ? { limits } : {}),
       agents: [{ type: agent.data.type, model: agent.data.model }], maxIterations: 0,
       ...(temperature !== undefined ? { temperature } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...engineerSettings(agent.data.config),
     });
   }
 
@@ -247,4 +249,12 @@ export class RunsService {
       if (ended) await this.events.append(id, errorEventOf(ended)).catch(() => {});
     }));
   }
+}
+
+/** An engineer's `max_steps` and `max_wall_seconds` from an agent's or workflow's config (docs/agents.md "The engineer"). */
+function engineerSettings(config: Record<string, unknown>): { maxSteps?: number; maxWallSeconds?: number } {
+  const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+  const maxSteps = int(config.max_steps);
+  const maxWallSeconds = int(config.max_wall_seconds);
+  return { ...(maxSteps !== undefined ? { maxSteps: Math.min(maxSteps, 200) } : {}), ...(maxWallSeconds !== undefined ? { maxWallSeconds: Math.min(maxWallSeconds, 86_400) } : {}) };
 }

@@ -24,6 +24,12 @@ export interface DriverJob {
   registry?: { port: number; socket: string };
   /** Written once check `afterCheck` has ended, when the registry relay closes (the install phase runs with the manifest alone). */
   later?: { afterCheck: number; files: Array<{ path: string; content: string; mode?: number }> };
+  /**
+   * After the last check, report the work directory's regular UTF-8 files back (the engineer's `run`):
+   * {"t":"file","path":"…","content":"…"} each, then {"t":"collected","skipped":[…],"truncated":bool}.
+   * Symlinks, devices and FIFOs are never followed or read; `node_modules` and `.git` are left out.
+   */
+  collect?: { maxFiles: number; maxFileBytes: number; maxBytes: number };
 }
 
 /* eslint-disable */
@@ -59,6 +65,39 @@ export function sandboxDriver(): void {
     }
   };
   writeFiles(job.files);
+  const collect = (c: NonNullable<DriverJob['collect']>) => {
+    const skipped: string[] = [];
+    let files = 0;
+    let bytes = 0;
+    let truncated = false;
+    // A skipped file is kept as it was by the server: past 50 of them the report says it is incomplete.
+    const skip = (why: string) => { if (skipped.length < 50) skipped.push(why); else truncated = true; };
+    const walk = (dir: string, rel: string): void => {
+      let names: string[] = [];
+      try { names = fs.readdirSync(dir).sort(); } catch { return; }
+      for (const name of names) {
+        const p = rel ? rel + '/' + name : name;
+        const full = dir + '/' + name;
+        let st: import('node:fs').Stats;
+        try { st = fs.lstatSync(full); } catch { continue; }
+        if (st.isDirectory()) { if (name !== 'node_modules' && name !== '.git') walk(full, p); continue; }
+        if (!st.isFile()) { skip(p + ' (not a regular file)'); continue; }
+        if (files >= c.maxFiles || bytes + st.size > c.maxBytes) { truncated = true; continue; }
+        if (st.size > c.maxFileBytes) { skip(p + ' (over ' + c.maxFileBytes + ' bytes)'); continue; }
+        let buf: Buffer;
+        // O_NOFOLLOW: a file swapped for a link since the lstat is not followed.
+        try { const fd = fs.openSync(full, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK); try { buf = fs.readFileSync(fd); } finally { fs.closeSync(fd); } } catch { continue; }
+        const text = buf.toString('utf8');
+        if (!Buffer.from(text, 'utf8').equals(buf) || text.includes('\u0000')) { skip(p + ' (binary)'); continue; }
+        const line = JSON.stringify({ t: 'file', path: p, content: text });
+        if (Buffer.byteLength(line) > 250_000) { skip(p + ' (too large to report)'); continue; }
+        files++; bytes += buf.length;
+        fs.writeSync(1, line + '\n');
+      }
+    };
+    walk(root, '');
+    emit({ t: 'collected', skipped, truncated });
+  };
   let closeRelay = () => {};
   const L = job.limits;
   // Per-process limits set by the shell for the check and everything it starts: CPU seconds, data segment, file size, processes, no core files.
@@ -69,7 +108,7 @@ export function sandboxDriver(): void {
     let index = 0;
     let failed = false;
     const next = (): void => {
-      if (index >= job.checks.length) { emit({ t: 'done' }); process.exit(0); }
+      if (index >= job.checks.length) { if (job.collect) collect(job.collect); emit({ t: 'done' }); process.exit(0); }
       const i = index++;
       const check = job.checks[i]!;
       if (failed && !check.optional) { emit({ t: 'skip', check: i }); return next(); }

@@ -9,6 +9,8 @@ export type DriverEvent =
   | { t: 'end'; check: number; exit_code: number | null; duration_ms: number; output: string; killed?: string }
   | { t: 'skip'; check: number }
   | { t: 'files'; error: string }
+  | { t: 'file'; path: string; content: string }
+  | { t: 'collected'; skipped: string[]; truncated: boolean }
   | { t: 'done' };
 
 export interface ReportReader {
@@ -41,6 +43,11 @@ export function toEvent(value: unknown, checks: number, maxText: number): Driver
       return isStr(o.error, 2000) ? { t: 'files', error: o.error } : undefined;
     case 'done':
       return { t: 'done' };
+    case 'file':
+      return isStr(o.path, 1000) && typeof o.content === 'string' ? { t: 'file', path: o.path, content: o.content } : undefined;
+    case 'collected':
+      return Array.isArray(o.skipped) && o.skipped.length <= 50 && o.skipped.every((x) => isStr(x, 1100)) && typeof o.truncated === 'boolean'
+        ? { t: 'collected', skipped: o.skipped as string[], truncated: o.truncated } : undefined;
     default:
       return undefined;
   }

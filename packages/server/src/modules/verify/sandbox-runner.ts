@@ -65,9 +65,14 @@ export interface RunHooks {
   later?: { afterCheck: number; files: SandboxFile[] };
   /** Extra environment inside. */
   env?: Record<string, string>;
+  /** After the checks, the work directory's regular UTF-8 files come back in `collected` (the engineer's `run`; sandbox-driver.ts). */
+  collect?: { maxFiles: number; maxFileBytes: number; maxBytes: number };
   onStart?: (index: number, check: CheckSpec) => void;
   onOutput?: (index: number, text: string) => void;
 }
+
+/** The work directory after the checks, when the run asked for it (`collect`): `complete` false when files were left out. */
+export interface CollectedFiles { files: SandboxFile[]; skipped: string[]; complete: boolean }
 
 export type SandboxStatus = { available: true } | { available: false; reason: string };
 
@@ -162,7 +167,7 @@ export class SandboxRunner {
   }
 
   /** Runs the checks in order in one fresh sandbox; a required check that fails skips the required ones after it. */
-  async run(files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks = {}): Promise<{ checks: CheckRun[]; timedOut: boolean }> {
+  async run(files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks = {}): Promise<{ checks: CheckRun[]; timedOut: boolean; collected?: CollectedFiles }> {
     const status = await this.selfTest();
     if (!status.available) throw new SandboxUnavailableError(status.reason);
     return this.execute(files, checks, hooks, false);
@@ -233,7 +238,7 @@ export class SandboxRunner {
     return args;
   }
 
-  private execute(files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks, probe: boolean): Promise<{ checks: CheckRun[]; timedOut: boolean }> {
+  private execute(files: SandboxFile[], checks: CheckSpec[], hooks: RunHooks, probe: boolean): Promise<{ checks: CheckRun[]; timedOut: boolean; collected?: CollectedFiles }> {
     const L = hooks.limits ?? this.limits;
     const timeoutMs = probe ? 20_000 : L.timeoutMs;
     const results: CheckRun[] = checks.map((c) => ({ name: c.name, command: c.argv.join(' '), exit_code: null, duration_ms: 0, output: '', skipped: true }));
@@ -249,6 +254,7 @@ export class SandboxRunner {
       ...(this.seccomp ? { seccompFile: `${DRIVER_DIR}/seccomp.bpf` } : {}),
       ...(hooks.registrySocket ? { registry: { port: REGISTRY_RELAY_PORT, socket: `${DRIVER_DIR}/registry.sock` } } : {}),
       ...(hooks.later ? { later: { afterCheck: hooks.later.afterCheck, files: hooks.later.files.map(withMode) } } : {}),
+      ...(hooks.collect ? { collect: hooks.collect } : {}),
     };
     const memoryBytes = (L.memoryMb + OWN_MEMORY_MB) * 1024 * 1024;
     let cgroup: SandboxCgroup | undefined;
@@ -320,8 +326,12 @@ export class SandboxRunner {
       child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString('utf8')).slice(-4000); });
       child.stdin!.on('error', () => { /* the sandbox died before reading: reported below */ });
       child.stdin!.end(JSON.stringify(job));
+      const gathered: SandboxFile[] = [];
+      let collected: CollectedFiles | undefined;
       const onEvent = (event: DriverEvent) => {
         if (event.t === 'files') { filesError = event.error; return; }
+        if (event.t === 'file') { if (hooks.collect && !collected && gathered.length < hooks.collect.maxFiles) gathered.push({ path: event.path, content: event.content }); return; }
+        if (event.t === 'collected') { if (hooks.collect) collected = { files: gathered, skipped: event.skipped, complete: !event.truncated }; return; }
         if (event.t === 'done') return;
         const r = results[event.check]!;
         if (event.t === 'start') { running = event.check; hooks.onStart?.(event.check, checks[event.check]!); }
@@ -335,7 +345,7 @@ export class SandboxRunner {
           if (hit) stop(hit);
         }
       };
-      const reader = reportReader({ checks: checks.length, maxLine: REPORT_LINE, maxTotal: (L.outputLimit + 1_000_000) * (checks.length + 1), maxText: Math.max(L.outputTail, 4096) + 1000, onEvent });
+      const reader = reportReader({ checks: checks.length, maxLine: REPORT_LINE, maxTotal: (L.outputLimit + 1_000_000) * (checks.length + 1) + (hooks.collect ? hooks.collect.maxBytes * 7 + 1_000_000 : 0), maxText: Math.max(L.outputTail, 4096) + 1000, onEvent });
       child.stdout!.on('data', (chunk: Buffer) => {
         if (!reader.push(chunk)) { malformed = reader.malformed; stop('malformed report'); child.stdout!.destroy(); }
       });
@@ -364,7 +374,7 @@ export class SandboxRunner {
           reject(new SandboxUnavailableError(`the sandbox did not run (bwrap exit ${String(code)}): ${stderr.trim().slice(-500) || 'no output'}`));
           return;
         }
-        resolve({ checks: results, timedOut });
+        resolve({ checks: results, timedOut, ...(collected ? { collected } : {}) });
       });
     });
   }

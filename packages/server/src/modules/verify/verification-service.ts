@@ -3,7 +3,7 @@ import type { Config } from '../../config/load-config.js';
 import { CancelledError } from '../../errors.js';
 import { needsInstall, planInstall, runWithInstall } from './install-phase.js';
 import { countTests, recipeFor, unsupportedReason } from './recipes.js';
-import { SandboxRunner, type CheckRun, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
+import { SandboxRunner, type CheckRun, type CollectedFiles, type SandboxFile, type SandboxLimits, type SandboxStatus } from './sandbox-runner.js';
 import { detectToolchains, type Toolchains } from './toolchains.js';
 import { VerifyScheduler, type VerifyScheduling, type VerifyTicket } from './verify-scheduler.js';
 import type { Context } from '@opentelemetry/api';
@@ -107,6 +107,29 @@ export class VerificationService {
   /** The toolchains on this machine. */
   async toolchains(): Promise<Toolchains> {
     return (await this.sandbox()).tools;
+  }
+
+  /**
+   * One shell command over files in a fresh sandbox (the engineer's `run` tool): the same two layers, limits
+   * and no network as a verification, waiting its turn as background work of `org`; the work directory's files
+   * come back after it (`collect`). `unavailable` with the reason when the sandbox cannot run here.
+   */
+  async runCommand(org: string, files: SandboxFile[], command: string, options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined; collect: { maxFiles: number; maxFileBytes: number; maxBytes: number } }): Promise<{ unavailable: string } | { check: CheckRun; collected: CollectedFiles | undefined }> {
+    const { runner } = await this.sandbox();
+    const status = await runner.selfTest();
+    if (!status.available) return { unavailable: status.reason };
+    const ticket = this.scheduler.background(org);
+    try {
+      await ticket.acquire(options.signal);
+      if (options.signal?.aborted) throw new CancelledError();
+      const signal = ticket.revoked && options.signal ? AbortSignal.any([options.signal, ticket.revoked]) : ticket.revoked ?? options.signal;
+      const limits = { ...runner.limits, timeoutMs: Math.min(runner.limits.timeoutMs, options.timeoutMs ?? Infinity) };
+      const run = await runner.run(files, [{ name: 'run', argv: [command], shell: true }], { signal, limits, collect: options.collect });
+      if (options.signal?.aborted) throw new CancelledError();
+      return { check: run.checks[0]!, collected: run.collected };
+    } finally {
+      ticket.release();
+    }
   }
 
   async verify(language: string, files: GeneratedFile[], options: VerifyOptions): Promise<VerificationAttempt> {

@@ -195,6 +195,10 @@ export type RunEvent = { seq: number } & (
   | { event: 'step_started'; id: string; data: { run_id: string; index: number; agent: string; model: string; iteration: number } }
   | { event: 'token'; id: string; data: string; step: number }
   | { event: 'step_completed'; id: string; data: { run_id: string; index: number; step: RunStep } }
+  /** An engineer step called a tool (`step` counts its model calls from 1; `index` is the run step). */
+  | { event: 'tool_call'; id: string; data: { run_id: string; index: number; step: number; call_id: string; name: string; arguments: unknown } }
+  /** What the tool returned (`ok` false for a failed call or a command that exited non-zero), bounded. */
+  | { event: 'tool_result'; id: string; data: { run_id: string; index: number; step: number; call_id: string; ok: boolean; output: string; duration_ms: number } }
   | { event: 'complete'; id: string; data: Run }
   /** The run waits for a window or a budget (its record's `waiting` says why and until when), or waits no more (`waiting: null`). */
   | { event: 'run_waiting'; id: string; data: Run }

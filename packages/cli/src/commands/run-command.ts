@@ -7,7 +7,7 @@ const MARK: Record<RunStep['status'], string> = { pending: '·', running: '', su
 
 /** One line per step; on a terminal the running step's line is redrawn with a spinner and a token count. */
 class StepView {
-  private readonly steps = new Map<number, { agent: string; status: RunStep['status']; tokens: number }>();
+  private readonly steps = new Map<number, { agent: string; status: RunStep['status']; tokens: number; tool?: string }>();
   private frame = 0;
   private timer: NodeJS.Timeout | undefined;
   private drawn = 0;
@@ -22,6 +22,13 @@ class StepView {
     if (!this.tty && prev?.status !== status) process.stderr.write(`step ${index + 1} ${agent}: ${status}${tokens ? ` (${tokens} tokens)` : ''}\n`);
   }
 
+  /** An engineer's latest tool call (one folded line); without a TTY each is printed as it ends. */
+  tool(index: number, line: string): void {
+    const s = this.steps.get(index);
+    if (s) s.tool = line;
+    if (!this.tty) process.stderr.write(`  step ${index + 1} ${line}\n`);
+  }
+
   token(index: number): void {
     const s = this.steps.get(index);
     if (s) s.tokens += 1;
@@ -30,8 +37,9 @@ class StepView {
   private draw(): void {
     if (!this.tty) return;
     this.frame = (this.frame + 1) % FRAMES.length;
-    const lines = [...this.steps.entries()].sort(([a], [b]) => a - b).map(([i, s]) =>
-      `${s.status === 'running' ? FRAMES[this.frame] : MARK[s.status]} ${String(i + 1).padStart(2)}. ${s.agent.padEnd(11)} ${s.status}${s.tokens ? `  ${s.tokens} tokens` : ''}`);
+    const lines = [...this.steps.entries()].sort(([a], [b]) => a - b).flatMap(([i, s]) => [
+      `${s.status === 'running' ? FRAMES[this.frame] : MARK[s.status]} ${String(i + 1).padStart(2)}. ${s.agent.padEnd(11)} ${s.status}${s.tokens ? `  ${s.tokens} tokens` : ''}`,
+      ...(s.status === 'running' && s.tool ? [`      ↳ ${s.tool}`] : [])]);
     process.stderr.write(`${this.drawn ? `\x1b[${this.drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}\n`).join('')}`);
     this.drawn = lines.length;
   }
@@ -84,11 +92,14 @@ export async function run(flags: GlobalFlags, targetId: string | undefined, task
   const watch = client.runs.watch(started.id);
   process.once('SIGINT', () => { void client.runs.cancel(started.id).catch(() => undefined); });
   let final: Run | undefined;
+  const calls = new Map<string, ToolCallData>();
   try {
     for await (const event of watch) {
       if (!view) continue;
       if (event.event === 'step_started') view.update(event.data.index, event.data.agent, 'running');
       else if (event.event === 'token') view.token(event.step);
+      else if (event.event === 'tool_call') { calls.set(event.data.call_id, event.data); view.tool(event.data.index, toolLine(event.data)); }
+      else if (event.event === 'tool_result') { const call = calls.get(event.data.call_id); if (call) view.tool(event.data.index, toolLine(call, event.data)); }
       else if (event.event === 'step_completed') view.update(event.data.index, event.data.step.agent, event.data.step.status, event.data.step.tokens_used);
       else if (event.event === 'run_started') event.data.steps.forEach((s) => view.update(s.index, s.agent, s.status));
     }
@@ -107,4 +118,22 @@ export async function run(flags: GlobalFlags, targetId: string | undefined, task
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return final.status === 'succeeded' ? 0 : 1;
+}
+
+type ToolCallData = { name: string; arguments: unknown; step: number };
+
+/**
+ * One folded line for an engineer's tool call: `run python3 -m unittest` while it runs, then
+ * `run python3 -m unittest → exit 1 · FAILED (failures=1)` (the exit status and the output's last line).
+ */
+export function toolLine(call: ToolCallData, result?: { ok: boolean; output: string; duration_ms: number }): string {
+  const a = (call.arguments ?? {}) as Record<string, unknown>;
+  const what = typeof a.command === 'string' ? a.command : typeof a.path === 'string' ? a.path : typeof a.pattern === 'string' ? a.pattern : '';
+  const head = `${call.name}${what ? ` ${what.replace(/\s+/g, ' ')}` : ''}`;
+  const shown = head.length > 80 ? `${head.slice(0, 79)}…` : head;
+  if (!result) return `[${call.step}] ${shown} …`;
+  const exit = /^\[(exit [^\]]*|killed[^\]]*)\]$/m.exec(result.output)?.[1];
+  const last = result.output.trim().split('\n').filter((l) => l.trim() && !l.startsWith('$ ') && !/^\[(exit|killed)/.test(l)).at(-1)?.trim() ?? '';
+  const status = exit ?? (result.ok ? 'ok' : 'failed');
+  return `[${call.step}] ${shown} → ${status}${last && call.name !== 'finish' ? ` · ${last.length > 60 ? `${last.slice(0, 59)}…` : last}` : ''}`;
 }

@@ -23,6 +23,7 @@ const ERROR_WORDS: Record<string, string> = { budget_exceeded: 'Budget reached',
 export function RunView({ id }: { id: string }) {
   const [run, setRun] = useState<Run | null>(null);
   const [live, setLive] = useState<Record<number, string>>({});
+  const [tools, setTools] = useState<Record<number, ToolEntry[]>>({});
   const [error, setError] = useState<string | null>(null);
   const [watching, setWatching] = useState(false);
 
@@ -55,6 +56,13 @@ export function RunView({ id }: { id: string }) {
           if (event.event === 'token') setLive((l) => ({ ...l, [event.step]: (l[event.step] ?? '') + event.data }));
           else if (event.event === 'step_completed') patchStep(event.data.index, event.data.step);
           else if (event.event === 'error' && event.data.run) setRun(event.data.run);
+          else if (event.event === 'tool_call') {
+            const d = event.data;
+            setTools((t) => (t[d.index]?.some((e) => e.call_id === d.call_id) ? t : { ...t, [d.index]: [...(t[d.index] ?? []), { call_id: d.call_id, step: d.step, name: d.name, arguments: d.arguments }] }));
+          } else if (event.event === 'tool_result') {
+            const d = event.data;
+            setTools((t) => ({ ...t, [d.index]: (t[d.index] ?? []).map((e) => (e.call_id === d.call_id ? { ...e, result: { ok: d.ok, output: d.output, duration_ms: d.duration_ms } } : e)) }));
+          }
         }
         const final = await watch.result;
         if (!stopped) setRun(final);
@@ -105,6 +113,7 @@ export function RunView({ id }: { id: string }) {
                   <span class="badge" data-status={s.status}>{s.status}</span>
                   <span class="muted">{s.model}{s.tokens_used ? ` · ${s.tokens_used} tokens` : ''}{s.cost_usd ? ` · $${s.cost_usd.toFixed(6)}` : ''}{s.verdict ? ` · ${s.verdict}` : ''}</span>
                 </div>
+                {tools[s.index]?.length ? <ToolCalls step={s.index} entries={tools[s.index]!} /> : null}
                 {(s.output || live[s.index]) && <pre tabIndex={0} aria-label={`Output of step ${s.index + 1}`}>{s.output || live[s.index]}</pre>}
               </li>
             ))}
@@ -113,6 +122,7 @@ export function RunView({ id }: { id: string }) {
             <>
               <h2>Result</h2>
               <p>{run.result.summary}</p>
+              {(run.result as { changes?: Change[] }).changes?.length ? <Changes changes={(run.result as { changes: Change[] }).changes} /> : null}
               {run.result.files.length > 0 && <FileBrowser label="Run files" files={run.result.files} zipName={`codeloom-${run.id}.zip`} />}
             </>
           )}
@@ -129,3 +139,55 @@ function ceilingsText(limits: { max_tokens: number | null; max_cost_usd: number 
   return parts.length ? ` · ceiling ${parts.join(', ')}` : '';
 }
 
+/** An engineer's tool call as the run events tell it: the call, then (once it ends) its result. */
+interface ToolEntry { call_id: string; step: number; name: string; arguments: unknown; result?: { ok: boolean; output: string; duration_ms: number } }
+interface Change { path: string; status: 'added' | 'modified' | 'deleted'; diff: string }
+
+/** What a call is about: its command, path or pattern. */
+function subjectOf(args: unknown): string {
+  const a = (args ?? {}) as Record<string, unknown>;
+  const v = [a.command, a.path, a.pattern].find((x) => typeof x === 'string') as string | undefined;
+  return v ? (v.length > 120 ? `${v.slice(0, 119)}…` : v) : '';
+}
+
+/** The engineer's tool calls as they happen: the command (or path), the exit status, the output folded. */
+function ToolCalls({ step, entries }: { step: number; entries: ToolEntry[] }) {
+  return (
+    <ol class="tool-calls" aria-label={`Tool calls of step ${step + 1}`}>
+      {entries.map((e) => {
+        const exit = e.result ? /^\[(exit [^\]]*|killed[^\]]*)\]$/m.exec(e.result.output)?.[1] : undefined;
+        const status = !e.result ? 'running…' : exit ?? (e.result.ok ? 'ok' : 'failed');
+        return (
+          <li key={e.call_id} data-testid="tool-call" data-ok={e.result ? String(e.result.ok) : 'pending'}>
+            <details>
+              <summary>
+                <span class="muted">[{e.step}]</span> <code>{e.name}</code> {subjectOf(e.arguments) && <code>{subjectOf(e.arguments)}</code>} <span class="badge" data-status={!e.result ? 'running' : e.result.ok ? 'succeeded' : 'failed'}>{status}</span>
+                {e.result ? <span class="muted"> {e.result.duration_ms} ms</span> : null}
+              </summary>
+              {e.result && <pre tabIndex={0} aria-label={`Output of ${e.name}`}>{e.result.output}</pre>}
+            </details>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/** The run's changes (an engineer run): each file's status, its unified diff folded. */
+function Changes({ changes }: { changes: Change[] }) {
+  return (
+    <>
+      <h3>Changes</h3>
+      <ul class="changes" aria-label="Changes">
+        {changes.map((c) => (
+          <li key={c.path}>
+            <details>
+              <summary><span class="badge" data-status={c.status === 'deleted' ? 'failed' : 'succeeded'}>{c.status}</span> <code>{c.path}</code></summary>
+              <pre tabIndex={0} aria-label={`Diff of ${c.path}`}>{c.diff}</pre>
+            </details>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

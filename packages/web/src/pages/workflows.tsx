@@ -6,7 +6,7 @@ import { navigate } from '../router.js';
 import { api, messageOf } from '../session.js';
 import { RunView } from './run-view.js';
 
-const AGENT_TYPES = ['planner', 'architect', 'coder', 'reviewer', 'tester', 'documenter'] as const;
+const AGENT_TYPES = ['planner', 'architect', 'coder', 'engineer', 'reviewer', 'tester', 'documenter'] as const;
 type AgentType = (typeof AGENT_TYPES)[number];
 
 /** Workflows (built from agent types) and runs; /runs/:id watches one run live. */

@@ -4,6 +4,7 @@
  * number — and the built-in set (eval/tasks.mjs): at least 10 hidden tests per task, its hand-written cases
  * agreeing with the reference implementations that compute the others.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,6 +112,35 @@ describe('HumanEval and MBPP JSON Lines', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run eval refuses before building or starting anything', () => {
+  const evalScript = (args: string[]) => spawnSync(process.execPath, ['scripts/eval.mjs', ...args], { cwd: new URL('../../../', import.meta.url), encoding: 'utf8', timeout: 20_000 });
+
+  it('a task set with bad lines: exit 1, every bad line named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codeloom-evalcli-'));
+    try {
+      const bad = join(dir, 'set.jsonl');
+      writeFileSync(bad, `${JSON.stringify(MBPP)}\n{"task_id": 2}\n\n[]\n`);
+      const r = evalScript(['--tasks', bad]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`2 bad line(s) in ${bad}:`);
+      expect(r.stderr).toContain(`${bad}:2: neither HumanEval`);
+      expect(r.stderr).toContain(`${bad}:4: not a JSON object`);
+      expect(r.stdout).toBe('');
+      const missing = evalScript(['--tasks', join(dir, 'nope.jsonl')]);
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain('ENOENT');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--reference on the built-in tasks (which carry no solutions): exit 1 with why', () => {
+    const r = evalScript(['--reference']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--reference needs every task to carry its solution');
   });
 });
 

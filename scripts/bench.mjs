@@ -13,6 +13,7 @@ const { benchSpend } = await import('../bench/spend.bench.mjs');
 const { benchCodecs } = await import('../bench/codecs.bench.mjs');
 const { benchObservability } = await import('../bench/observability.bench.mjs');
 const { benchRouting } = await import('../bench/routing.bench.mjs');
+const { benchEngineer } = await import('../bench/engineer.bench.mjs');
 const suites = {
   profile: () => benchProfile({ duration }),
   generate: () => benchGenerate({ duration }),
@@ -28,6 +29,8 @@ const suites = {
   parse: () => benchParse(),
   // The wire-format codecs (Anthropic Messages, OpenAI chat) on a short request and a Claude Code turn: CPU µs per call (target ≤ 50).
   codecs: () => benchCodecs(),
+  // The engineer's loop: its own CPU per step (tool dispatch, workspace, truncation, files read back), model and command time excluded.
+  engineer: () => benchEngineer(),
   // pass@1 of BENCH_EVAL_MODEL (default: the sandbox model) on the eval's 40 tasks, verified in the sandbox.
   eval: async () => (await import('./eval.mjs')).runEval({ model: process.env.BENCH_EVAL_MODEL ?? 'sandbox' }),
 };

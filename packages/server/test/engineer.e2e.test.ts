@@ -155,6 +155,35 @@ describe('the engineer agent', () => {
     expect(run.result.changes).toEqual([]);
   }, 120_000);
 
+  it.skipIf(!sandboxed)('on a project: starts from its files, and its changes (a deletion too) become one project revision', async () => {
+    const project = (await request(api('/projects'), { method: 'POST', token, body: { name: 'calc' } })).body;
+    for (const [path, content] of [['calc.py', 'def add(a, b):\n    return a - b\n'], ['old.txt', 'remove me\n']]) {
+      const put = await request(api(`/projects/${project.id}/files/${path}`), { method: 'PUT', token, body: { content } });
+      expect(put.status, put.text).toBeLessThan(300);
+    }
+    const before = (await request(api(`/projects/${project.id}/revisions`), { token })).body.data.length;
+    fake.script({
+      reply: '',
+      respond: scripted((results) => [
+        tool('list_files', {}),
+        tool('edit_file', { path: 'calc.py', old_text: 'a - b', new_text: 'a + b' }),
+        tool('run', { command: 'rm old.txt' }),
+        tool('finish', { summary: 'fixed' }),
+      ][results.length]!),
+    });
+    const run = await poll((await execute(await agent(), { task: 'fix add', language: 'python', project_id: project.id })).id);
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+    expect(toolResults(fake.requests.at(-1)!.body)[0]).toMatch(/^calc\.py \(\d+ bytes\)\nold\.txt/);
+    expect(run.result.changes.map((c: any) => [c.path, c.status])).toEqual([['calc.py', 'modified'], ['old.txt', 'deleted']]);
+    expect(run.result.changes[0].diff).toBe('--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n');
+    const revisions = (await request(api(`/projects/${project.id}/revisions`), { token })).body.data;
+    expect(revisions.length).toBe(before + 1);
+    expect(revisions[0]).toMatchObject({ files_changed: 2, message: expect.stringMatching(/^Engineer run run_/) });
+    const files = (await request(api(`/projects/${project.id}/files`), { token })).body.data.map((f: any) => f.path);
+    expect(files).toEqual(['calc.py']);
+    expect((await request(api(`/projects/${project.id}/files/calc.py`), { token })).body.content).toBe('def add(a, b):\n    return a + b\n');
+  }, 120_000);
+
   it('unknown tools come back as failed results; the run goes on and finishes', async () => {
     fake.script({ reply: '', respond: scripted((results) => [tool('rm_rf', { path: '/' }), tool('finish', { summary: 'done' })][results.length]!) });
     const run = await poll((await execute(await agent(), { task: 'x', language: 'python' })).id);

@@ -88,10 +88,13 @@ export class RunExecutor {
         }
       }
       const verification = lastVerification(run.steps);
-      const changes = await this.runChanges(run);
-      run.result = { files: collectFiles(run.steps), summary: summarize(run), ...(verification ? { verification } : {}), ...(changes ? { changes } : {}) };
-      // An engineer run's deletions are not carried to the project by saveFiles (the project revisions bring a method that does).
-      if (run.project_id && run.result.files.length) await this.projects.saveFiles(principal, run.project_id, run.result.files);
+      const files = runFiles(run.steps);
+      const changes = await this.runChanges(run, files);
+      run.result = { files, summary: summarize(run), ...(verification ? { verification } : {}), ...(changes ? { changes } : {}) };
+      // An engineer run's changes (deletions too) become one project revision; other runs save their files.
+      if (run.project_id && changes) {
+        if (changes.length) await this.projects.saveRevision(principal, run.project_id, changesWithContent(changes, run.result.files), `Engineer run ${run.id}: ${run.task.split('\n')[0]!.slice(0, 120)}`);
+      } else if (run.project_id && run.result.files.length) await this.projects.saveFiles(principal, run.project_id, run.result.files);
       this.finish(run, 'succeeded', null);
       await this.save(run, { event: 'complete', id: run.id, data: toRun(run) });
     } catch (error) {
@@ -234,14 +237,13 @@ export class RunExecutor {
   }
 
   /** An engineer run's changes against the project's files (or nothing): undefined for a run without an engineer step. */
-  private async runChanges(run: RunState): Promise<RunStep['changes']> {
-    const last = [...run.steps].reverse().find((s) => s.agent === 'engineer' && s.status === 'succeeded');
-    if (!last) return undefined;
+  private async runChanges(run: RunState, files: GeneratedFile[]): Promise<RunStep['changes']> {
+    if (!run.steps.some((s) => s.agent === 'engineer' && s.status === 'succeeded')) return undefined;
     // Opened on the project's files, then made what the last engineer step left: its changes are the run's.
     const after = new Workspace(await projectFiles(this.store, run.project_id));
-    const kept = new Set((last.files ?? []).map((f) => f.path));
+    const kept = new Set(files.map((f) => f.path));
     for (const p of after.paths()) if (!kept.has(p)) after.delete(p);
-    for (const f of last.files ?? []) after.write(f.path, f.content);
+    for (const f of files) after.write(f.path, f.content);
     return after.changes();
   }
 
@@ -338,6 +340,21 @@ function signalReason(signal: AbortSignal): 'cancelled' | 'interrupted' {
 function errorInfo(error: unknown): { code: string; message: string } {
   if (error instanceof AppError) return { code: error.code, message: error.message };
   return { code: 'internal_error', message: 'The run failed because of an error on our side.' };
+}
+
+/** A run's files: with an engineer step, the last one's whole workspace with later steps' files over it (what it deleted stays deleted); else collectFiles. */
+function runFiles(steps: RunStep[]): GeneratedFile[] {
+  const at = steps.map((s) => s.agent === 'engineer' && s.status === 'succeeded').lastIndexOf(true);
+  if (at < 0) return collectFiles(steps);
+  const byPath = new Map((steps[at]!.files ?? []).map((f) => [f.path, f]));
+  for (const f of collectFiles(steps.slice(at + 1))) byPath.set(f.path, f);
+  return [...byPath.values()];
+}
+
+/** An engineer run's changes with the content each added or modified file has now (for the project revision). */
+function changesWithContent(changes: NonNullable<RunStep['changes']>, files: GeneratedFile[]) {
+  const byPath = new Map(files.map((f) => [f.path, f.content]));
+  return changes.map((c) => (c.status === 'deleted' ? { path: c.path, status: c.status } : { path: c.path, status: c.status, content: byPath.get(c.path) ?? '' }));
 }
 
 /** A step's files. Prose without code blocks is a file only for the documenter (its README); an architect's design is files only when fenced. */

@@ -215,13 +215,25 @@ describe('the engineer agent', () => {
     expect(run.steps[0].tokens_used).toBe(run.tokens_used);
   });
 
+  it('the wall time (config.max_wall_seconds) ends the run failed with run_timeout, the model call aborted', async () => {
+    fake.script({ reply: '', hang: true });
+    const aborts = fake.aborts;
+    const started = Date.now();
+    const run = await poll((await execute(await agent({ max_wall_seconds: 1 }), { task: 'x', language: 'python' })).id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'run_timeout', message: expect.stringMatching(/wall time of 1 s/) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await fake.waitForAborts(aborts + 1);
+    fake.script({ reply: '', hang: false });
+  });
+
   it.skipIf(!sandboxed)('cancel during a run kills the sandbox at once', async () => {
     let served = false;
     fake.script({ reply: '', respond: scripted((results) => { served = true; return [tool('run', { command: 'sleep 60; echo never' }), tool('finish', { summary: 'x' })][results.length]!; }) });
     const queued = await execute(await agent(), { task: 'x', language: 'python' });
     // Wait for the `run` call to be answered, then give the sandbox a moment to start.
     for (const deadline = Date.now() + 30_000; !served;) {
-      if (Date.now() > deadline) throw new Error('no model call');
+      if (Date.now() > deadline) throw new Error(`no model call: ${JSON.stringify((await request(api(`/runs/${queued.id}`), { token })).body).slice(0, 600)}`);
       await sleep(100);
     }
     await sleep(1_500);
@@ -287,4 +299,35 @@ describe('the sandbox model as an engineer', () => {
     expect(firstWritten.some((p) => review.includes(`${p}:`))).toBe(true);
     expect(run.result.changes.length).toBeGreaterThan(0);
   }, 180_000);
+});
+
+describe('the engineer under max_cost_usd', () => {
+  let fake: FakeVendor;
+  let t: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    fake = await startOpenAIFake();
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_MODEL_PRICES: JSON.stringify({ 'gpt-test': { input: 100, output: 100 } }) } });
+    const user = await registerUser(t.url, { ip: nextIp() });
+    token = user.token;
+    await t.server.ctx.store.accounts.setPlanByEmail(user.email.toLowerCase(), 'enterprise');
+  });
+  afterAll(async () => { await t?.close(); await fake?.close(); });
+
+  it('ends the run failed with budget_exceeded, its cost within the ceiling', async () => {
+    fake.script({ reply: '', respond: () => ({ reply: '', toolCalls: [tool('list_files', {})] }) });
+    const made = await request(`${t.url}/api/v1/agents`, { method: 'POST', token, body: { name: 'eng', model: 'gpt-test', config: { specialization: 'engineer', max_cost_usd: 0.5, max_steps: 200 } } });
+    const exec = await request(`${t.url}/api/v1/agents/${made.body.id}/execute`, { method: 'POST', token, body: { task: 'x', language: 'python' } });
+    let run: any;
+    for (const deadline = Date.now() + 60_000; ;) {
+      run = (await request(`${t.url}/api/v1/runs/${exec.body.id}`, { token })).body;
+      if (FINISHED.includes(run.status) || Date.now() > deadline) break;
+      await sleep(300);
+    }
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('budget_exceeded');
+    expect(fake.requests.length).toBeGreaterThan(2);
+    expect(run.cost_usd).toBeGreaterThan(0);
+    expect(run.cost_usd).toBeLessThanOrEqual(0.5);
+  }, 90_000);
 });

@@ -57,7 +57,7 @@ describe('graceful shutdown of the server process', () => {
     expect((await inFlight).status).toBe(200);
     expect(await exited).toBe(0);
     const lines = server.output().split('\n');
-    expect(lines.filter((l) => /listening/i.test(l)), server.output()).toEqual([expect.stringMatching(/^Codeloom listening on http:\/\/[\d.]+:\d+ \(storage: sqlite\)$/)]);
+    expect(lines.filter((l) => /listening/i.test(l)), server.output()).toEqual([expect.stringMatching(/^Codeloom listening on http:\/\/[\d.]+:\d+ \(storage: sqlite(, all interfaces \(0\.0\.0\.0:\d+\))?\)$/)]);
     expect(lines.filter((l) => /stopped/i.test(l))).toEqual(['Codeloom stopped']);
   }, 30_000);
 

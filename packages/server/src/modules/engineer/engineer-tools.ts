@@ -1,3 +1,4 @@
+import { Script } from 'node:vm';
 import type { ToolDefinition } from '../../providers/conversation.js';
 import { headAndTail, Workspace, WorkspaceError, workspacePath, WORKSPACE_MAX_BYTES, WORKSPACE_MAX_FILE_BYTES, WORKSPACE_MAX_FILES } from './workspace.js';
 
@@ -15,6 +16,21 @@ export const TOOL_OUTPUT_MAX = 12_000;
 const LIST_MAX = 500;
 const SEARCH_MAX = 100;
 const PATTERN_MAX = 500;
+const LINE_CUT = 2_000;
+const REGEX_TIMEOUT_MS = 2_000;
+/** The regular-expression search, run in a context of its own under a time limit (a pathological pattern is stopped). */
+const SEARCH_SCRIPT = new Script(`(() => {
+  const re = new RegExp(pattern); const hits = []; let more = 0;
+  for (const [p, text] of files) {
+    const lines = text.split('\\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].length > cut ? lines[i].slice(0, cut) : lines[i];
+      if (!re.test(line)) continue;
+      if (hits.length < max) hits.push([p, i + 1, line]); else more++;
+    }
+  }
+  return { hits, more };
+})()`);
 /** The word `run` takes for the language's own checks (typecheck, tests) as verification runs them. */
 export const CHECKS_COMMAND = 'checks';
 
@@ -125,26 +141,31 @@ export async function runTool(name: string, rawArgs: string, ctx: ToolContext): 
         const pattern = text(a, 'pattern')!;
         if (!pattern || pattern.length > PATTERN_MAX) return fail(`pattern must be 1–${PATTERN_MAX} characters.`);
         const dir = a.path === undefined ? '' : workspacePath(a.path, { root: true });
-        let test: (line: string) => boolean;
+        const files = ws.paths().filter(under(dir)).map((p) => [p, ws.read(p)!] as const);
+        let found: { hits: Array<[string, number, string]>; more: number };
         if (a.regex === true) {
-          let re: RegExp;
-          try { re = new RegExp(pattern); } catch (e) { return fail(`pattern is not a valid regular expression: ${(e as Error).message}`); }
-          // Lines are bounded below, so a pathological pattern works on short inputs only.
-          test = (line) => re.test(line);
+          try { new RegExp(pattern); } catch (e) { return fail(`pattern is not a valid regular expression: ${(e as Error).message}`); }
+          // A model's regular expression can backtrack for ever: it runs in a context of its own with a time limit.
+          try {
+            found = SEARCH_SCRIPT.runInNewContext({ pattern, files, max: SEARCH_MAX, cut: LINE_CUT }, { timeout: REGEX_TIMEOUT_MS }) as typeof found;
+          } catch (e) {
+            if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return fail(`the regular expression took longer than ${REGEX_TIMEOUT_MS} ms; simplify it (or search for a literal).`);
+            throw e;
+          }
         } else {
-          test = (line) => line.includes(pattern);
-        }
-        const hits: string[] = [];
-        let more = 0;
-        for (const p of ws.paths().filter(under(dir))) {
-          const lines = ws.read(p)!.split('\n');
-          for (let i = 0; i < lines.length; i++) {
-            const line = lines[i]!.length > 2_000 ? lines[i]!.slice(0, 2_000) : lines[i]!;
-            if (!test(line)) continue;
-            if (hits.length < SEARCH_MAX) hits.push(`${p}:${i + 1}: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
-            else more++;
+          found = { hits: [], more: 0 };
+          for (const [p, text] of files) {
+            const lines = text.split('\n');
+            for (let i = 0; i < lines.length; i++) {
+              const line = lines[i]!.length > LINE_CUT ? lines[i]!.slice(0, LINE_CUT) : lines[i]!;
+              if (!line.includes(pattern)) continue;
+              if (found.hits.length < SEARCH_MAX) found.hits.push([p, i + 1, line]);
+              else found.more++;
+            }
           }
         }
+        const hits = found.hits.map(([p, n, line]) => `${p}:${n}: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
+        const more = found.more;
         if (!hits.length) return { ok: true, output: 'No matches.' };
         return { ok: true, output: headAndTail(`${hits.join('\n')}${more ? `\n[… ${more} more matches]` : ''}`, TOOL_OUTPUT_MAX) };
       }

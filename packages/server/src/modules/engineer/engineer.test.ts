@@ -65,6 +65,14 @@ describe('the engineer tools', () => {
     expect(await call(ws, 'search', { pattern: '(', regex: true })).toMatchObject({ ok: false, output: expect.stringMatching(/not a valid regular expression/) });
   });
 
+  it('a regular expression that backtracks for ever is stopped at its time limit, not the server', async () => {
+    const ws = new Workspace([{ path: 'a.txt', content: `${'a'.repeat(60)}b\n` }]);
+    const started = Date.now();
+    expect(await call(ws, 'search', { pattern: '(a+)+$', regex: true })).toMatchObject({ ok: false, output: expect.stringMatching(/took longer than 2000 ms/) });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await call(ws, 'search', { pattern: 'a{3}b$', regex: true })).output).toBe(`a.txt:1: ${'a'.repeat(60)}b`);
+  });
+
   it('unknown tools and malformed arguments are failed results, not errors', async () => {
     const ws = new Workspace();
     expect(await call(ws, 'rm_rf', {})).toMatchObject({ ok: false, output: expect.stringMatching(/^Unknown tool "rm_rf": the tools are list_files, read_file, write_file, edit_file, search, run, finish/) });

@@ -60,6 +60,7 @@ export async function engineerLoop(o: EngineerLoopOptions): Promise<EngineerOutc
   for (let step = 1; ; step++) {
     if (o.signal.aborted) throw new CancelledError();
     if (step > o.maxSteps) throw new AppError('max_steps_reached', `The engineer used its ${o.maxSteps} steps (config.max_steps) without calling finish.`);
+    compactHistory(messages, HISTORY_CHARS);
     const answer = await o.turn(messages, o.native ? ENGINEER_TOOLS : undefined);
     let calls: ToolCall[];
     if (o.native) {
@@ -97,6 +98,40 @@ export async function engineerLoop(o: EngineerLoopOptions): Promise<EngineerOutc
       else results.push(`${call.name} ${outcome.ok ? 'succeeded' : 'failed'}:\n${output}`);
     }
     if (!o.native) messages.push({ role: 'user', content: results.join('\n\n') });
+  }
+}
+
+/** Characters of conversation the loop keeps before it shortens old tool outputs and file contents (about 40k tokens). */
+export const HISTORY_CHARS = 160_000;
+/** The most recent messages, always kept whole. */
+const KEEP_RECENT = 8;
+const ELIDED = 400;
+
+const sizeOf = (m: ChatMessage) => m.content.length + (m.toolCalls?.reduce((n, c) => n + c.arguments.length, 0) ?? 0);
+
+/**
+ * Keeps a long loop's conversation within `budget` characters: oldest first (never the system prompt, the task
+ * or the last KEEP_RECENT messages), tool outputs are cut to their head and tail and the long string
+ * arguments of earlier calls (a written file's content) are replaced by a note. The model can read a file again.
+ */
+export function compactHistory(messages: ChatMessage[], budget: number): void {
+  let total = messages.reduce((n, m) => n + sizeOf(m), 0);
+  for (let i = 2; i < messages.length - KEEP_RECENT && total > budget; i++) {
+    const m = messages[i]!;
+    const before = sizeOf(m);
+    if ((m.role === 'tool' || m.role === 'user') && m.content.length > ELIDED * 2) m.content = headAndTail(m.content, ELIDED);
+    if (m.toolCalls) m.toolCalls = m.toolCalls.map((c) => (c.arguments.length > ELIDED * 2 ? { ...c, arguments: elideArguments(c.arguments) } : c));
+    total -= before - sizeOf(m);
+  }
+}
+
+function elideArguments(raw: string): string {
+  try {
+    const args = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return raw;
+    return JSON.stringify(Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' && v.length > ELIDED ? `[${v.length} characters, left out of the history]` : v])));
+  } catch {
+    return raw;
   }
 }
 

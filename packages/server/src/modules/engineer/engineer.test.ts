@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors.js';
-import { engineerLoop, type TurnResult } from './engineer-loop.js';
+import { compactHistory, engineerLoop, type TurnResult } from './engineer-loop.js';
+import type { ChatMessage } from '../../providers/conversation.js';
 import { runTool, type ToolContext, type CommandOutcome } from './engineer-tools.js';
 import { parseTextTurn } from './text-protocol.js';
 import { headAndTail, unifiedDiff, Workspace, workspacePath } from './workspace.js';
@@ -180,5 +181,23 @@ describe('the loop', () => {
     await expect(run).rejects.toMatchObject({ code: 'max_steps_reached' });
     await expect(run).rejects.toBeInstanceOf(AppError);
     expect(n).toBe(3);
+  });
+});
+
+describe('a long loop\'s history', () => {
+  it('is kept within its budget: old tool outputs cut to head and tail, old file contents left out, the recent messages whole', () => {
+    const big = 'x'.repeat(50_000);
+    const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Task: t' }];
+    for (let i = 0; i < 10; i++) {
+      messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `c${i}`, name: 'write_file', arguments: JSON.stringify({ path: `f${i}`, content: big }) }] });
+      messages.push({ role: 'tool', toolCallId: `c${i}`, content: big });
+    }
+    compactHistory(messages, 450_000);
+    const size = messages.reduce((n, m) => n + m.content.length + (m.toolCalls?.reduce((k, c) => k + c.arguments.length, 0) ?? 0), 0);
+    expect(size).toBeLessThanOrEqual(450_000);
+    expect(JSON.parse(messages[2]!.toolCalls![0]!.arguments)).toEqual({ path: 'f0', content: '[50000 characters, left out of the history]' });
+    expect(messages[3]!.content).toMatch(/\[… \d+ characters left out …\]/);
+    for (const m of messages.slice(-8)) expect(m.content.length + (m.toolCalls?.[0]?.arguments.length ?? 0)).toBeGreaterThanOrEqual(50_000);
+    expect(messages.slice(0, 2)).toEqual([{ role: 'system', content: 'sys' }, { role: 'user', content: 'Task: t' }]);
   });
 });

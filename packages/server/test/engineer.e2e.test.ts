@@ -301,13 +301,13 @@ describe('the sandbox model as an engineer', () => {
   }, 180_000);
 });
 
-describe('the engineer under max_cost_usd', () => {
+describe('the engineer under max_cost_usd and a short command timeout', () => {
   let fake: FakeVendor;
   let t: TestServer;
   let token: string;
   beforeAll(async () => {
     fake = await startOpenAIFake();
-    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_MODEL_PRICES: JSON.stringify({ 'gpt-test': { input: 100, output: 100 } }) } });
+    t = await startTestServer({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', CODELOOM_OPENAI_MODELS: 'gpt-test', CODELOOM_MODEL_PRICES: JSON.stringify({ 'gpt-test': { input: 100, output: 100 } }), CODELOOM_VERIFY_TIMEOUT: '2' } });
     const user = await registerUser(t.url, { ip: nextIp() });
     token = user.token;
     await t.server.ctx.store.accounts.setPlanByEmail(user.email.toLowerCase(), 'enterprise');
@@ -330,4 +330,22 @@ describe('the engineer under max_cost_usd', () => {
     expect(run.cost_usd).toBeGreaterThan(0);
     expect(run.cost_usd).toBeLessThanOrEqual(0.5);
   }, 90_000);
+
+  it.skipIf(!sandboxed)('a command past the verification timeout is killed; its result says so and the loop goes on', async () => {
+    fake.script({ reply: '', respond: scripted((results) => [tool('run', { command: 'echo started; sleep 30; echo never' }), tool('finish', { summary: 'x' })][results.length]!) });
+    const made = await request(`${t.url}/api/v1/agents`, { method: 'POST', token, body: { name: 'eng', model: 'gpt-test', config: { specialization: 'engineer' } } });
+    const started = Date.now();
+    const exec = await request(`${t.url}/api/v1/agents/${made.body.id}/execute`, { method: 'POST', token, body: { task: 'x', language: 'python' } });
+    let run: any;
+    for (const deadline = Date.now() + 60_000; ;) {
+      run = (await request(`${t.url}/api/v1/runs/${exec.body.id}`, { token })).body;
+      if (FINISHED.includes(run.status) || Date.now() > deadline) break;
+      await sleep(300);
+    }
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const told = toolResults(fake.requests.at(-1)!.body)[0]!;
+    expect(told).toMatch(/^\$ echo started; sleep 30; echo never\n\[killed \(time limit: 2000 ms\), exit 137\]\nstarted/);
+    expect(told).not.toMatch(/^never$/m);
+  }, 60_000);
 });

@@ -161,7 +161,7 @@ function ToolCalls({ step, entries }: { step: number; entries: ToolEntry[] }) {
           <li key={e.call_id} data-testid="tool-call" data-ok={e.result ? String(e.result.ok) : 'pending'}>
             <details>
               <summary>
-                <span class="muted">[{e.step}]</span> <code>{e.name}</code> {subjectOf(e.arguments) && <code>{subjectOf(e.arguments)}</code>} <span class="badge" data-status={!e.result ? 'running' : e.result.ok ? 'succeeded' : 'failed'}>{status}</span>
+                <span class="muted">[{e.step}]</span> <code>{e.name}</code>{subjectOf(e.arguments) ? <> <code>{subjectOf(e.arguments)}</code></> : null} <span class="badge" data-status={!e.result ? 'running' : e.result.ok ? 'succeeded' : 'failed'}>{status}</span>
                 {e.result ? <span class="muted"> {e.result.duration_ms} ms</span> : null}
               </summary>
               {e.result && <pre tabIndex={0} aria-label={`Output of ${e.name}`}>{e.result.output}</pre>}

@@ -37,7 +37,7 @@ describe.skipIf(!probe.available)('codeloom generate --verify', () => {
   it('codeloom eval runs the checkout\'s eval and writes its JSON report', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'codeloom-eval-')), 'report.json');
     const { stdout } = await exec(process.execPath, [CLI, 'eval', '--model', 'sandbox', '--only', 'c/gcd', '--out', out], { timeout: 90_000 });
-    expect(stdout).toMatch(/\| c\/gcd \| 0\/1 \| 0\.00 \|/);
+    expect(stdout).toMatch(/\| c\/gcd \| generate \| 0\/1 \| 0\.00 \|/);
     const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(report.summary).toMatchObject({ model: 'sandbox', tasks: 1, samples: 1, 'pass@1': 0 });
     expect(report.tasks[0]).toMatchObject({ task: 'c/gcd', status: 'failed' });

@@ -1,3 +1,4 @@
+import { openEventStream } from '../../plugins/sse-streams.js';
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RegisteredModel } from '../../providers/model-registry.js';
@@ -45,12 +46,7 @@ export async function streamAnthropic(
     started = true;
     const now = performance.now();
     const upstreamFrom = firstAttemptAt ?? now;
-    reply.hijack();
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no',
-      'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}`,
-    });
+    openEventStream(reply, { 'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}` });
     await send('message_start', {
       message: { id: opts.id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: usageOf(opts.inputTokensAtStart, 0) },
     });

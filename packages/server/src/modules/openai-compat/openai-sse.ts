@@ -1,3 +1,4 @@
+import { openEventStream } from '../../plugins/sse-streams.js';
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RegisteredModel } from '../../providers/model-registry.js';
@@ -47,12 +48,7 @@ export async function streamOpenAI(
     started = true;
     const now = performance.now();
     const upstreamFrom = firstAttemptAt ?? now;
-    reply.hijack();
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no',
-      'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}`,
-    });
+    openEventStream(reply, { 'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}` });
     if (opts.kind === 'chat') await write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
   };
   const text = (t: string) => (opts.kind === 'chat' ? { delta: { content: t }, finish_reason: null } : { text: t, finish_reason: null });

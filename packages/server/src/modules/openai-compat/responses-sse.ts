@@ -1,3 +1,4 @@
+import { openEventStream } from '../../plugins/sse-streams.js';
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolCallDelta } from '../../providers/provider.js';
@@ -124,12 +125,7 @@ export async function streamResponses(
     started = true;
     const now = performance.now();
     const upstreamFrom = firstAttemptAt ?? now;
-    reply.hijack();
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no',
-      'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}`,
-    });
+    openEventStream(reply, { 'server-timing': `upstream;desc="first token";dur=${(now - upstreamFrom).toFixed(1)}, gateway;dur=${(upstreamFrom - startedAt).toFixed(1)}` });
     await write('response.created', { response: inProgress() });
     await write('response.in_progress', { response: inProgress() });
   }

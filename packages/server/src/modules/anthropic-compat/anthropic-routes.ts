@@ -1,9 +1,10 @@
+import { whileClientConnected } from '../generate/client-abort.js';
 import { callOrigin } from '../../plugins/tracing.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { ModelRegistry } from '../../providers/model-registry.js';
-import { AppError, CancelledError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
 import { MODEL_CALL_ERRORS } from '../../plugins/openapi.js';
 import { serverTiming } from '../generate/generation-service.js';
@@ -61,19 +62,11 @@ export const anthropicRoutes = ({ calls, models }: { calls: ChatCalls; models: M
       return streamAnthropic(request, reply, { id, requestedModel: counted.model.id, inputTokensAtStart: counted.exact ? counted.tokens : 0 },
         (io) => calls.call(principal, spec, 'anthropic.messages', { id: generationId, origin: callOrigin(request), ...io }));
     }
-    const abort = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
-    reply.raw.on('close', onClose);
-    try {
-      const r = await calls.call(principal, spec, 'anthropic.messages', { id: generationId, signal: abort.signal, origin: callOrigin(request) });
+    return whileClientConnected(reply, async (signal) => {
+      const r = await calls.call(principal, spec, 'anthropic.messages', { id: generationId, signal, origin: callOrigin(request) });
       reply.header('server-timing', serverTiming({ upstreamMs: r.upstreamMs, totalMs: r.totalMs }));
       return toMessage(id, r);
-    } catch (error) {
-      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
-      throw error;
-    } finally {
-      reply.raw.off('close', onClose);
-    }
+    });
   });
 
   app.post('/v1/messages/count_tokens', {

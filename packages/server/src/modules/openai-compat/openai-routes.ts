@@ -1,3 +1,4 @@
+import { whileClientConnected } from '../generate/client-abort.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ChatCompletionBodySchema, ChatCompletionSchema, CompletionBodySchema, CompletionSchema, OpenAIErrorSchema, OpenAIModelListSchema, OpenAIModelSchema } from '@codeloom/protocol';
@@ -5,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { EmbeddingsBodySchema, EmbeddingsResponseSchema } from '@codeloom/protocol';
 import type { EmbeddingsService } from './openai-embeddings.js';
 import type { ModelRegistry } from '../../providers/model-registry.js';
-import { AppError, CancelledError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { newId } from '../../storage/ids.js';
 import { MODEL_CALL_ERRORS } from '../../plugins/openapi.js';
 import { serverTiming } from '../generate/generation-service.js';
@@ -35,23 +36,15 @@ export const openAIRoutes = ({ openai: service, models, embeddings }: { openai: 
       return streamOpenAI(request, reply, { id, kind, includeUsage: spec.includeUsage, requestedModel: spec.model ?? models.default },
         (io) => service.call(principal, spec, kind, { id, origin: callOrigin(request), ...io }));
     }
-    const abort = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
-    reply.raw.on('close', onClose);
-    try {
-      const r = await service.call(principal, spec, kind, { id, signal: abort.signal, origin: callOrigin(request) });
+    return whileClientConnected(reply, async (signal) => {
+      const r = await service.call(principal, spec, kind, { id, signal, origin: callOrigin(request) });
       reply.header('server-timing', serverTiming({ upstreamMs: r.upstreamMs, totalMs: r.totalMs }));
       const usage = { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens };
       const finish_reason = toFinishReason(r.finishReason);
       return kind === 'chat'
         ? { id, object: 'chat.completion', created: r.created, model: r.model.id, choices: [{ index: 0, message: chatMessage(r), logprobs: null, finish_reason }], usage }
         : { id, object: 'text_completion', created: r.created, model: r.model.id, choices: [{ index: 0, text: r.text, logprobs: null, finish_reason }], usage };
-    } catch (error) {
-      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
-      throw error;
-    } finally {
-      reply.raw.off('close', onClose);
-    }
+    });
   }
 
   app.post('/chat/completions', {
@@ -82,17 +75,7 @@ export const openAIRoutes = ({ openai: service, models, embeddings }: { openai: 
       body: EmbeddingsBodySchema, response: { 200: EmbeddingsResponseSchema, ...errors(400, 401, 403, 404, 429, 502, 503, 504) },
     },
   }, async (request, reply) => {
-    const abort = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
-    reply.raw.on('close', onClose);
-    try {
-      return await embeddings.embed(request.principal!, request.body, abort.signal);
-    } catch (error) {
-      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
-      throw error;
-    } finally {
-      reply.raw.off('close', onClose);
-    }
+    return whileClientConnected(reply, (signal) => embeddings.embed(request.principal!, request.body, signal));
   });
 
   app.get('/models', {

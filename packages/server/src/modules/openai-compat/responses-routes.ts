@@ -1,8 +1,9 @@
+import { whileClientConnected } from '../generate/client-abort.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { OpenAIErrorSchema, ResponseDeletedSchema, ResponseObjectSchema, ResponsesBodySchema } from '@codeloom/protocol';
-import { AppError, CancelledError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { MODEL_CALL_ERRORS } from '../../plugins/openapi.js';
 import { sendOpenAIError } from './openai-errors.js';
 import { fromResponsesBody } from './responses-request.js';
@@ -43,19 +44,11 @@ export const responsesRoutes = ({ responses }: { responses: ResponsesService }):
     const principal = request.principal!;
     const spec = fromResponsesBody(request.body);
     if (spec.stream) return streamResponses(request, reply, spec, (io) => responses.create(principal, spec, { ...io, origin: callOrigin(request) }));
-    const abort = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
-    reply.raw.on('close', onClose);
-    try {
-      const response = await responses.create(principal, spec, { signal: abort.signal, origin: callOrigin(request) });
+    return whileClientConnected(reply, async (signal) => {
+      const response = await responses.create(principal, spec, { signal, origin: callOrigin(request) });
       // Sent as it is built (the response schema is for the OpenAPI document: items are open objects).
       return sendJson(reply, response);
-    } catch (error) {
-      if (error instanceof CancelledError) throw new AppError('service_unavailable', 'The client closed the connection.');
-      throw error;
-    } finally {
-      reply.raw.off('close', onClose);
-    }
+    });
   });
 
   app.get('/responses/:id', {
